@@ -1,0 +1,32 @@
+import express, { type Express } from 'express';
+import type { Pool } from './db/pool.js';
+import { errorHandler, unknownRoute } from './errors.js';
+import type { Logger } from './logger.js';
+import { requireApiKey } from './middleware/api-key.js';
+import { openApiValidator } from './openapi.js';
+import { authRouter } from './routes/auth.js';
+import { reportsRouter } from './routes/reports.js';
+
+export interface AppDeps {
+  db: Pool;
+  logger: Logger;
+  validateResponses: boolean;
+}
+
+/** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
+export function createApp({ db, logger, validateResponses }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use(['/auth', '/reports'], requireApiKey(db));
+  app.use(express.json({ limit: '1mb' }));
+  app.use(openApiValidator({ validateResponses }));
+
+  app.use(authRouter());
+  app.use(reportsRouter(db));
+
+  app.use(unknownRoute);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,68 @@
+/** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Absent: the service runs on its embedded PostgreSQL under `.data/`. */
+  readonly databaseUrl: string | undefined;
+  /** Required with DATABASE_URL; generated and kept under `.data/` with the embedded default. */
+  readonly appToken: string | undefined;
+  readonly logLevel: string;
+  /** Validate every response against openapi.yaml (on in tests and by default). */
+  readonly validateResponses: boolean;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(databaseUrl);
+    } catch {
+      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+  }
+  const appToken = env.APP_TOKEN || undefined;
+  if (databaseUrl !== undefined && appToken === undefined) {
+    throw new ConfigError('APP_TOKEN is required when DATABASE_URL is set (a random string of at least 32 characters)');
+  }
+  if (appToken !== undefined && appToken.length < 32) {
+    throw new ConfigError('APP_TOKEN must be at least 32 characters long');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const host = env.HOST || '127.0.0.1';
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    databaseUrl,
+    appToken,
+    logLevel,
+    validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
+  });
+}

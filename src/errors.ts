@@ -1,0 +1,143 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from './logger.js';
+
+/** The one error type: an HTTP status and a message safe to show the caller. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string) => new HttpError(409, message);
+
+/** PostgreSQL and network error codes that mean "the database cannot be reached right now". */
+const DB_UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006',
+]);
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === 'string' &&
+    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED)/i.test(message);
+}
+
+interface ValidatorItem { path?: string; message?: string; errorCode?: string }
+
+const FIELD_MESSAGES: Record<string, Record<string, string>> = {
+  inspectionDate: { format: 'must be a calendar date YYYY-MM-DD', type: 'must be a calendar date YYYY-MM-DD' },
+  clientEmails: { pattern: 'must be an e-mail address' },
+  agentEmail: { pattern: 'must be an e-mail address' },
+  invoiceItems: {
+    pattern: 'must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"',
+  },
+  limit: {
+    type: 'must be an integer from 1 to 100',
+    minimum: 'must be an integer from 1 to 100',
+    maximum: 'must be an integer from 1 to 100',
+  },
+};
+
+/** "/body/clientEmails/1" → { name: "clientEmails", label: "clientEmails[1]" } */
+function fieldOf(path: string): { name: string; label: string } {
+  const parts = path.replace(/^\/(body|query|params|headers|path)\/?/, '').split('/').filter(Boolean);
+  const name = parts[0] ?? 'body';
+  const label = parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : `${acc}.${p}`), name);
+  return { name, label };
+}
+
+/** Turns express-openapi-validator's list of schema errors into one sentence naming the field. */
+function describeValidationErrors(items: ValidatorItem[]): string {
+  // Schema alternatives (string or array) report an error per branch: prefer the most telling one.
+  const rank = (i: ValidatorItem) => {
+    const kw = i.errorCode?.split('.')[0] ?? '';
+    return ['required', 'additionalProperties', 'format', 'pattern', 'maxLength', 'minLength', 'maxItems',
+      'minimum', 'maximum', 'const', 'enum', 'type', 'oneOf', 'anyOf'].indexOf(kw) >>> 0;
+  };
+  const first = [...items].sort((a, b) => rank(a) - rank(b))[0];
+  if (!first) return 'invalid request';
+  const keyword = first.errorCode?.split('.')[0] ?? '';
+  const path = first.path ?? '';
+  const { name, label } = fieldOf(path);
+  const message = first.message ?? 'is invalid';
+  if (keyword === 'required') return `${name} is required`;
+  if (keyword === 'additionalProperties') return `unknown field: ${label}`;
+  if (/^Unknown query parameter/.test(message)) return `unknown query parameter: ${message.match(/'(.*)'/)?.[1] ?? ''}`;
+  if (/^Empty value found for query parameter/.test(message)) return `${message.match(/'(.*)'/)?.[1] ?? 'parameter'} must not be empty`;
+  const special = FIELD_MESSAGES[name]?.[keyword];
+  if (special) return `${label} ${special}`;
+  const anyOfType = items.some((i) => i.path === path && i.errorCode?.startsWith('oneOf'));
+  if (keyword === 'type' && anyOfType) return `${label} must be a string or an array of strings`;
+  if (keyword === 'type' && path === '/body') return 'the body must be a JSON object';
+  return `${label} ${message}`;
+}
+
+function reasonFromBodyParser(err: { type?: string }): HttpError | undefined {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return badRequest('the body is not valid JSON');
+    case 'entity.too.large':
+      return new HttpError(413, 'request body is larger than 1 MiB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'unsupported body encoding: send UTF-8 JSON');
+    case 'request.aborted':
+      return badRequest('the request body was not received in full');
+    default:
+      return undefined;
+  }
+}
+
+/** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
+export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
+  if (err instanceof HttpError) return err;
+  const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; message?: string; headers?: Record<string, string> };
+  const fromParser = reasonFromBodyParser(e);
+  if (fromParser) return fromParser;
+  if (isDatabaseUnavailable(err)) return new HttpError(503, 'database unavailable');
+  if (typeof e.status === 'number' && Array.isArray(e.errors)) {
+    switch (e.status) {
+      case 400:
+        return badRequest(describeValidationErrors(e.errors));
+      case 404:
+        return notFound(req ? `no route ${req.method} ${req.path}` : 'not found');
+      case 405:
+        return new HttpError(405, req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed', e.headers ?? {});
+      case 413:
+        return new HttpError(413, 'request body is larger than 1 MiB');
+      case 415:
+        return new HttpError(415, 'unsupported media type: send Content-Type: application/json');
+      default:
+        break;
+    }
+  }
+  return new HttpError(500, 'internal server error');
+}
+
+/** The one place that writes error bodies: always exactly {"error": "..."}. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const httpError = toHttpError(err, req);
+    if (httpError.status >= 500) {
+      logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(httpError.status).set(httpError.headers).json({ error: httpError.message });
+  };
+}
+
+export const unknownRoute: RequestHandler = (req) => {
+  throw notFound(`no route ${req.method} ${req.path}`);
+};

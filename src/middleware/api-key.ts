@@ -1,0 +1,28 @@
+import type { Request, RequestHandler } from 'express';
+import type { Pool } from '../db/pool.js';
+import { badRequest } from '../errors.js';
+import { authenticate, type KeyPrincipal } from '../store/api-keys.js';
+
+const principals = new WeakMap<Request, KeyPrincipal>();
+
+/**
+ * Requires a valid X-API-KEY. The description asks for 400 (not 401) for a missing or invalid key,
+ * so this runs before the OpenAPI validator, whose own security check would answer 401.
+ */
+export function requireApiKey(db: Pool): RequestHandler {
+  return async (req, _res, next) => {
+    const key = req.get('x-api-key');
+    if (key === undefined || key.trim() === '') throw badRequest('missing X-API-KEY header');
+    const principal = key.length <= 200 ? await authenticate(db, key.trim()) : undefined;
+    if (!principal) throw badRequest('invalid API key');
+    principals.set(req, principal);
+    next();
+  };
+}
+
+/** The company and integration of the request's API key (set by requireApiKey). */
+export function keyPrincipal(req: Request): KeyPrincipal {
+  const principal = principals.get(req);
+  if (!principal) throw new Error('keyPrincipal() used on a route without requireApiKey');
+  return principal;
+}

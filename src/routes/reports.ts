@@ -1,0 +1,38 @@
+import { Router, type Response } from 'express';
+import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
+import type { Pool } from '../db/pool.js';
+import { badRequest, notFound } from '../errors.js';
+import { keyPrincipal } from '../middleware/api-key.js';
+import * as reports from '../store/reports.js';
+
+export function reportsRouter(db: Pool): Router {
+  const router = Router();
+
+  router.post('/reports/new', async (req, res: Response<CreateResult>) => {
+    const { companyId, integrationId } = keyPrincipal(req);
+    const { id } = await reports.createOrUpdate(db, { companyId, integrationId }, req.body as ReportInput);
+    res.json({ result: 'ok', id });
+  });
+
+  router.get('/reports', async (req, res: Response<Report[]>) => {
+    const query = req.query as ListReportsQuery;
+    const limit = query.limit ?? 20;
+    const after = query.after === undefined ? undefined : reports.decodeCursor(query.after);
+    if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
+    const page = await reports.listForCompany(db, keyPrincipal(req).companyId, { limit, after, restId: query.restId });
+    if (page.next) {
+      const next = new URLSearchParams({ limit: String(limit), after: reports.encodeCursor(page.next) });
+      if (query.restId !== undefined) next.set('restId', query.restId);
+      res.set('Link', `</reports?${next}>; rel="next"`);
+    }
+    res.json(page.reports);
+  });
+
+  router.get('/reports/:reportId', async (req, res: Response<Report>) => {
+    const report = await reports.findForCompany(db, keyPrincipal(req).companyId, req.params.reportId);
+    if (!report) throw notFound(`report ${req.params.reportId} not found`);
+    res.json(report);
+  });
+
+  return router;
+}

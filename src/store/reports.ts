@@ -1,0 +1,271 @@
+import type { Report, ReportInput } from '../api-types.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/pool.js';
+import { badRequest, conflict } from '../errors.js';
+import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../report-fields.js';
+
+export const DEFAULT_FROM_REST_SERVICE = 'REST API';
+
+interface ReportRow {
+  id: string;
+  address: string;
+  client_names: string[];
+  client_emails: string[];
+  client_phones: string[];
+  agent_name: string;
+  agent_email: string;
+  agent_phone: string;
+  inspector_names: string[];
+  inspector_emails: string[];
+  notes: string;
+  inspection_date: string;
+  from_rest_service: string;
+  rest_id: string | null;
+  published_url: string;
+  status: Report['status'];
+  year_built: string;
+  square_feet: string;
+  invoice_descriptions: string[];
+  invoice_prices: string[];
+  created_at: string;
+  updated_at: string;
+  cursor_created_at: string;
+}
+
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * One query reads a report with its inspectors and invoice items (no N+1): the lateral joins run
+ * once per returned row.
+ */
+const SELECT_REPORTS = `
+  SELECT r.id, r.address, r.client_names, r.client_emails, r.client_phones,
+         r.agent_name, r.agent_email, r.agent_phone, r.notes,
+         to_char(r.inspection_date, 'YYYY-MM-DD') AS inspection_date,
+         r.from_rest_service, r.rest_id, r.published_url, r.status, r.year_built, r.square_feet,
+         to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS created_at,
+         to_char(r.updated_at AT TIME ZONE 'UTC', ${ISO_MS}) AS updated_at,
+         to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at,
+         coalesce(i.names, '{}') AS inspector_names, coalesce(i.emails, '{}') AS inspector_emails,
+         coalesce(v.descriptions, '{}') AS invoice_descriptions, coalesce(v.prices, '{}') AS invoice_prices
+    FROM reports r
+    LEFT JOIN LATERAL (
+      SELECT array_agg(u.name ORDER BY ri.position) AS names, array_agg(u.email ORDER BY ri.position) AS emails
+        FROM report_inspectors ri
+        JOIN users u ON u.company_id = ri.company_id AND u.id = ri.user_id
+       WHERE ri.company_id = r.company_id AND ri.report_id = r.id
+    ) i ON true
+    LEFT JOIN LATERAL (
+      SELECT array_agg(description ORDER BY position) AS descriptions, array_agg(price_cents ORDER BY position) AS prices
+        FROM report_invoice_items
+       WHERE company_id = r.company_id AND report_id = r.id
+    ) v ON true`;
+
+function toReport(row: ReportRow): Report {
+  return {
+    id: row.id,
+    address: row.address,
+    clientName: joinList(row.client_names),
+    clientEmail: joinList(row.client_emails),
+    clientPhone: joinList(row.client_phones),
+    agentName: row.agent_name,
+    agentEmail: row.agent_email,
+    agentPhone: row.agent_phone,
+    inspectorName: joinList(row.inspector_names),
+    inspectorEmail: joinList(row.inspector_emails),
+    inspectorNotes: row.notes,
+    inspectionDate: `${row.inspection_date}T00:00:00.000Z`,
+    fromRestService: row.from_rest_service,
+    restId: row.rest_id ?? '',
+    publishedUrl: row.published_url,
+    status: row.status,
+    yearBuilt: row.year_built,
+    squareFeet: row.square_feet,
+    invoiceItems: row.invoice_descriptions.map((description, i) =>
+      formatInvoiceItem({ description, priceCents: Number(row.invoice_prices[i]) })),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isReportId = (id: string): boolean => UUID.test(id);
+
+/** The company's report, or undefined: unknown, malformed and other companies' ids look the same. */
+export async function findForCompany(db: Queryable, companyId: string, id: string): Promise<Report | undefined> {
+  if (!isReportId(id)) return undefined;
+  const { rows } = await db.query<ReportRow>(`${SELECT_REPORTS} WHERE r.company_id = $1 AND r.id = $2`, [companyId, id]);
+  return rows[0] && toReport(rows[0]);
+}
+
+/** Position of a report in the list order: (inspectionDate, createdAt, id), all descending. */
+interface Cursor { date: string; createdAt: string; id: string }
+
+const CURSOR_PARTS = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/, UUID];
+
+export function encodeCursor({ date, createdAt, id }: Cursor): string {
+  return Buffer.from(JSON.stringify([date, createdAt, id])).toString('base64url');
+}
+
+export function decodeCursor(text: string): Cursor | undefined {
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(parts) || parts.length !== 3) return undefined;
+    if (!parts.every((p, i) => typeof p === 'string' && CURSOR_PARTS[i]!.test(p))) return undefined;
+    const [date, createdAt, id] = parts as string[];
+    if (Number.isNaN(Date.parse(date!)) || Number.isNaN(Date.parse(createdAt!))) return undefined;
+    return { date: date!, createdAt: createdAt!, id: id! };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ListOptions { limit: number; after?: Cursor; restId?: string }
+
+/** One page of the company's reports in list order, and the cursor of the next page if there is one. */
+export async function listForCompany(db: Queryable, companyId: string, { limit, after, restId }: ListOptions):
+  Promise<{ reports: Report[]; next?: Cursor }> {
+  const params: unknown[] = [companyId];
+  const where = ['r.company_id = $1'];
+  if (after) {
+    params.push(after.date, after.createdAt, after.id);
+    where.push('(r.inspection_date, r.created_at, r.id) < ($2::date, $3::timestamptz, $4::uuid)');
+  }
+  if (restId !== undefined) {
+    params.push(restId);
+    where.push(`r.rest_id = $${params.length}`);
+  }
+  params.push(limit + 1);
+  const { rows } = await db.query<ReportRow>(
+    `${SELECT_REPORTS} WHERE ${where.join(' AND ')}
+      ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $${params.length}`, params);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const next = rows.length > limit && last
+    ? { date: last.inspection_date, createdAt: last.cursor_created_at, id: last.id }
+    : undefined;
+  return { reports: page.map(toReport), next };
+}
+
+/** Plain text columns of ReportInput, set as sent (a present field replaces, "" clears). */
+const TEXT_COLUMNS = {
+  address: 'address',
+  yearBuilt: 'year_built',
+  squareFeet: 'square_feet',
+  notes: 'notes',
+  agentName: 'agent_name',
+  agentEmail: 'agent_email',
+  agentPhone: 'agent_phone',
+} as const satisfies Partial<Record<keyof ReportInput, string>>;
+
+/** String-or-array fields stored as text[] (trimmed, blanks dropped). */
+const LIST_COLUMNS = {
+  clientNames: 'client_names',
+  clientEmails: 'client_emails',
+  clientPhones: 'client_phones',
+} as const satisfies Partial<Record<keyof ReportInput, string>>;
+
+/** The users named by inspectorEmails, in order, each once; 400 listing any address that is not a user. */
+async function resolveInspectors(db: Queryable, companyId: string, value: ReportInput['inspectorEmails']): Promise<string[]> {
+  const wanted: string[] = [];
+  for (const email of toList(value)) {
+    if (!wanted.includes(email.toLowerCase())) wanted.push(email.toLowerCase());
+  }
+  if (wanted.length === 0) return [];
+  const { rows } = await db.query<{ id: string; email: string }>(
+    'SELECT id, lower(email) AS email FROM users WHERE company_id = $1 AND lower(email) = ANY($2::text[])',
+    [companyId, wanted]);
+  const byEmail = new Map(rows.map((u) => [u.email, u.id]));
+  const unknown = wanted.filter((e) => !byEmail.has(e));
+  if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
+  return wanted.map((e) => byEmail.get(e)!);
+}
+
+function parseInvoiceItems(value: ReportInput['invoiceItems']) {
+  return toList(value).map((text, i) => {
+    const item = parseInvoiceItem(text);
+    if (!item) throw badRequest(`invoiceItems[${i}] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"`);
+    return item;
+  });
+}
+
+async function replaceInspectors(db: Queryable, companyId: string, reportId: string, userIds: string[]) {
+  await db.query('DELETE FROM report_inspectors WHERE company_id = $1 AND report_id = $2', [companyId, reportId]);
+  await db.query(
+    `INSERT INTO report_inspectors (company_id, report_id, position, user_id)
+     SELECT $1, $2, u.ord, u.id FROM unnest($3::uuid[]) WITH ORDINALITY AS u(id, ord)`,
+    [companyId, reportId, userIds]);
+}
+
+async function replaceInvoiceItems(db: Queryable, companyId: string, reportId: string, items: ReturnType<typeof parseInvoiceItems>) {
+  await db.query('DELETE FROM report_invoice_items WHERE company_id = $1 AND report_id = $2', [companyId, reportId]);
+  await db.query(
+    `INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
+     SELECT $1, $2, i.ord, i.description, i.price FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS i(description, price, ord)`,
+    [companyId, reportId, items.map((i) => i.description), items.map((i) => i.priceCents)]);
+}
+
+export interface Origin {
+  companyId: string;
+  /** The API integration whose key made the call; undefined for the application. */
+  integrationId?: string;
+}
+
+/**
+ * Creates a report, or merges the input into the company's report with the same restId.
+ * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report;
+ * the conflicting row stays locked until commit, so the child rows are replaced consistently.
+ * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report.
+ */
+export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportInput): Promise<{ id: string; created: boolean }> {
+  const clientNames = toList(input.clientNames);
+  if (clientNames.length === 0) throw badRequest('clientNames must contain at least one non-blank name');
+  const invoiceItems = input.invoiceItems === undefined ? undefined : parseInvoiceItems(input.invoiceItems);
+
+  return withTransaction(pool, async (db) => {
+    const inspectorIds = input.inspectorEmails === undefined
+      ? undefined
+      : await resolveInspectors(db, origin.companyId, input.inspectorEmails);
+
+    const columns: string[] = [];
+    const values: unknown[] = [];
+    const updated: string[] = [];
+    const set = (column: string, value: unknown, onUpdate = true) => {
+      columns.push(column);
+      values.push(value);
+      if (onUpdate) updated.push(column);
+    };
+    set('company_id', origin.companyId, false);
+    set('integration_id', origin.integrationId ?? null, false);
+    set('rest_id', input.restId ?? null, false);
+    const fromRestService = input.fromRestService?.trim();
+    if (origin.integrationId !== undefined) {
+      set('from_rest_service', fromRestService || DEFAULT_FROM_REST_SERVICE, Boolean(fromRestService));
+    }
+    set('client_names', clientNames);
+    set('inspection_date', input.inspectionDate);
+    for (const [field, column] of Object.entries(LIST_COLUMNS)) {
+      if (field !== 'clientNames' && input[field as keyof typeof LIST_COLUMNS] !== undefined) {
+        set(column, toList(input[field as keyof typeof LIST_COLUMNS]));
+      }
+    }
+    for (const [field, column] of Object.entries(TEXT_COLUMNS)) {
+      const value = input[field as keyof typeof TEXT_COLUMNS];
+      if (value !== undefined) set(column, field === 'agentEmail' ? value.trim() : value);
+    }
+
+    const { rows } = await db.query<{ id: string; created: boolean }>(
+      `INSERT INTO reports (${columns.join(', ')})
+       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
+          SET ${[...updated.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = clock_timestamp()'].join(', ')}
+        WHERE reports.status <> 'published'
+       RETURNING id, (xmax = 0) AS created`, values);
+    const row = rows[0];
+    if (!row) throw conflict(`report with restId ${input.restId} is published and can no longer be updated`);
+
+    if (inspectorIds) await replaceInspectors(db, origin.companyId, row.id, inspectorIds);
+    if (invoiceItems) await replaceInvoiceItems(db, origin.companyId, row.id, invoiceItems);
+    return row;
+  });
+}

@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { runMigrations } from '../../src/db/migrate.js';
+
+const PREFIX = 'intake-test-pg-';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Clusters of test runs that were killed before they could stop them: stop them and delete their files. */
+async function removeAbandonedClusters(): Promise<void> {
+  for (const name of await readdir(os.tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = path.join(os.tmpdir(), name);
+    const ownerFile = path.join(dir, 'owner.pid');
+    const owner = existsSync(ownerFile) ? Number(await readFile(ownerFile, 'utf8')) : 0;
+    if (owner > 0 && isAlive(owner)) continue;
+    await stopLeftoverPostgres(path.join(dir, 'pg')).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface TestDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL the tests run against: the server in DATABASE_URL when given, otherwise a fresh
+ * embedded cluster in a temporary directory, removed when the run ends (also on SIGINT/SIGTERM).
+ */
+export async function startTestDatabase(): Promise<TestDatabase> {
+  const given = process.env.DATABASE_URL;
+  if (given) {
+    await runMigrations(given);
+    return { url: given, stop: async () => undefined };
+  }
+  await removeAbandonedClusters();
+  const dir = await mkdtemp(path.join(os.tmpdir(), PREFIX));
+  await chmod(dir, 0o755); // the cluster runs as OS user "postgres" when the tests run as root
+  await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
+  let embedded: EmbeddedDatabase;
+  try {
+    embedded = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= embedded.stop().finally(() => rm(dir, { recursive: true, force: true })));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stop().finally(() => process.exit(130)));
+  }
+  await runMigrations(embedded.url);
+  return { url: embedded.url, stop };
+}

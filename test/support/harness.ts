@@ -1,0 +1,84 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import type { Test } from 'supertest';
+import { createApp } from '../../src/app.js';
+import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
+import { createLogger } from '../../src/logger.js';
+import { createKey } from '../../src/store/api-keys.js';
+import { addUser, createCompany } from '../../src/store/companies.js';
+import { assertMatchesContract } from './contract.js';
+import { startTestDatabase, type TestDatabase } from './database.js';
+
+let database: TestDatabase | undefined;
+let sharedPool: Pool | undefined;
+let sharedApp: Express | undefined;
+
+/** Mocha global fixtures: one PostgreSQL for the whole run. */
+export async function mochaGlobalSetup(): Promise<void> {
+  database = await startTestDatabase();
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await sharedPool?.end();
+  await database?.stop();
+}
+
+export function databaseUrl(): string {
+  if (!database) throw new Error('the test database is not started (mochaGlobalSetup)');
+  return database.url;
+}
+
+export function pool(): Pool {
+  return (sharedPool ??= createPool({ connectionString: databaseUrl(), max: 20 }));
+}
+
+/** A fresh app on its own pool: a second server process sharing the database. */
+export function newApp(): { app: Express; pool: Pool } {
+  const ownPool = createPool({ connectionString: databaseUrl(), max: 10 });
+  return { app: createApp({ db: ownPool, logger: createLogger('silent'), validateResponses: true }), pool: ownPool };
+}
+
+export function app(): Express {
+  return (sharedApp ??= createApp({ db: pool(), logger: createLogger('silent'), validateResponses: true }));
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
+
+/**
+ * supertest on the app, with every response checked against openapi.yaml (status declared, body
+ * valid). Use it for every request in the tests, so each test is also a contract test.
+ */
+export function api(target: Express = app()): Record<Method, (url: string) => Test> {
+  const agent = request(target);
+  const wrap = (method: Method) => (url: string) =>
+    agent[method](url).expect((res) => {
+      if (method !== 'head' && method !== 'options') assertMatchesContract(method, url, res);
+    });
+  return { get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete'), head: wrap('head'), options: wrap('options') };
+}
+
+let counter = 0;
+export const unique = (label = 'x') => `${label}-${process.pid}-${Date.now().toString(36)}-${++counter}`;
+
+export interface TestCompany {
+  companyId: string;
+  key: string;
+  inspectors: { name: string; email: string }[];
+}
+
+/** A company with an API key and, optionally, inspectors (name, e-mail). */
+export async function newCompany(inspectors: { name: string; email: string }[] = []): Promise<TestCompany> {
+  return withTransaction(pool(), async (db) => {
+    const company = await createCompany(db, unique('company'));
+    for (const inspector of inspectors) await addUser(db, company.id, inspector.name, inspector.email);
+    const { key } = await createKey(db, company.id);
+    return { companyId: company.id, key, inspectors };
+  });
+}
+
+/** A valid minimal report input, with overrides. */
+export const reportInput = (overrides: Record<string, unknown> = {}) => ({
+  clientNames: 'Jordan Smith',
+  inspectionDate: '2026-03-14',
+  ...overrides,
+});
