@@ -58,14 +58,15 @@ function fieldOf(path: string): { name: string; label: string } {
 /** Turns express-openapi-validator's list of schema errors into one sentence naming the field. */
 function describeValidationErrors(items: ValidatorItem[]): string {
   // Schema alternatives (string or array) report an error per branch: prefer the most telling one.
+  const keywordOf = (i: ValidatorItem) => (i.errorCode?.split('.')[0] ?? '').replace(/^x-eov-/, '');
   const rank = (i: ValidatorItem) => {
-    const kw = i.errorCode?.split('.')[0] ?? '';
+    const kw = keywordOf(i);
     return ['required', 'additionalProperties', 'format', 'pattern', 'maxLength', 'minLength', 'maxItems',
       'minimum', 'maximum', 'const', 'enum', 'type', 'oneOf', 'anyOf'].indexOf(kw) >>> 0;
   };
   const first = [...items].sort((a, b) => rank(a) - rank(b))[0];
   if (!first) return 'invalid request';
-  const keyword = first.errorCode?.split('.')[0] ?? '';
+  const keyword = keywordOf(first);
   const path = first.path ?? '';
   const { name, label } = fieldOf(path);
   const message = first.message ?? 'is invalid';
