@@ -113,7 +113,9 @@ export function decodeCursor(text: string): Cursor | undefined {
     if (!Array.isArray(parts) || parts.length !== 3) return undefined;
     if (!parts.every((p, i) => typeof p === 'string' && CURSOR_PARTS[i]!.test(p))) return undefined;
     const [date, createdAt, id] = parts as string[];
-    if (Number.isNaN(Date.parse(date!)) || Number.isNaN(Date.parse(createdAt!))) return undefined;
+    // A real calendar instant (Date.parse alone accepts 2026-02-30, which PostgreSQL would refuse).
+    const isReal = (text: string, iso: string) => !Number.isNaN(Date.parse(iso)) && new Date(iso).toISOString().startsWith(text);
+    if (!isReal(date!, `${date}T00:00:00Z`) || !isReal(createdAt!.slice(0, 19), createdAt!)) return undefined;
     return { date: date!, createdAt: createdAt!, id: id! };
   } catch {
     return undefined;

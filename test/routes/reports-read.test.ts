@@ -94,7 +94,9 @@ describe('GET /reports', () => {
 
   it('refuses a bad after cursor', async () => {
     for (const after of ['zzz', Buffer.from('["2026-01-01","x","y"]').toString('base64url'),
-      Buffer.from('{"a":1}').toString('base64url'), 'a'.repeat(501)]) {
+      Buffer.from('{"a":1}').toString('base64url'), 'a'.repeat(501),
+      Buffer.from('["2026-02-30","2026-01-01T00:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString('base64url'),
+      Buffer.from('["2026-02-01","2026-01-01T25:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString('base64url')]) {
       const res = await list(`?after=${after}`).expect(400);
       expect(res.body.error).to.match(/^after /);
     }
