@@ -3,6 +3,7 @@ import type { Pool } from './db/pool.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import type { Logger } from './logger.js';
 import { requireApiKey } from './middleware/api-key.js';
+import { rejectNulCharacters } from './middleware/no-nul.js';
 import { openApiValidator } from './openapi.js';
 import { authRouter } from './routes/auth.js';
 import { reportsRouter } from './routes/reports.js';
@@ -21,6 +22,7 @@ export function createApp({ db, logger, validateResponses }: AppDeps): Express {
 
   app.use(['/auth', '/reports'], requireApiKey(db));
   app.use(express.json({ limit: '1mb' }));
+  app.use(rejectNulCharacters);
   app.use(openApiValidator({ validateResponses }));
 
   app.use(authRouter());

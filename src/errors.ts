@@ -34,7 +34,11 @@ function isDatabaseUnavailable(err: unknown): boolean {
 interface ValidatorItem { path?: string; message?: string; errorCode?: string }
 
 const FIELD_MESSAGES: Record<string, Record<string, string>> = {
-  inspectionDate: { format: 'must be a calendar date YYYY-MM-DD', type: 'must be a calendar date YYYY-MM-DD' },
+  inspectionDate: {
+    format: 'must be a calendar date YYYY-MM-DD',
+    type: 'must be a calendar date YYYY-MM-DD',
+    pattern: 'must be a calendar date YYYY-MM-DD',
+  },
   clientEmails: { pattern: 'must be an e-mail address' },
   agentEmail: { pattern: 'must be an e-mail address' },
   invoiceItems: {

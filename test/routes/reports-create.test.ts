@@ -138,7 +138,7 @@ describe('POST /reports/new: create', () => {
 
     it('refuses dates that are not on the calendar or not YYYY-MM-DD', async () => {
       for (const inspectionDate of ['2026-02-30', '2025-02-29', '2026-13-01', '2026-3-14', '14/03/2026',
-        '2026-03-14T00:00:00Z', '', 20260314]) {
+        '2026-03-14T00:00:00Z', '', 20260314, '0000-01-01', '+2026-03-14']) {
         const res = await api().post('/reports/new').set('X-API-KEY', company.key)
           .send(reportInput({ inspectionDate })).expect(400);
         expect(res.body.error, String(inspectionDate)).to.equal('inspectionDate must be a calendar date YYYY-MM-DD');
@@ -290,6 +290,19 @@ describe('POST /reports/new: create', () => {
       const res = await api().post('/reports/new').set('X-API-KEY', company.key)
         .send(reportInput({ address: null })).expect(400);
       expect(res.body.error).to.match(/^address /);
+    });
+
+    it('refuses the NUL character anywhere, naming the field, instead of failing in the database', async () => {
+      for (const [body, field] of [
+        [reportInput({ address: 'a\u0000b' }), 'address'],
+        [reportInput({ clientNames: ['ok', 'x\u0000'] }), 'clientNames[1]'],
+        [reportInput({ restId: '\u0000' }), 'restId'],
+      ] as const) {
+        const res = await api().post('/reports/new').set('X-API-KEY', company.key).send(body).expect(400);
+        expect(res.body).to.deep.equal({ error: `${field} must not contain the NUL character (\\u0000)` });
+      }
+      const res = await api().get('/reports?restId=%00').set('X-API-KEY', company.key).expect(400);
+      expect(res.body.error).to.equal('restId must not contain the NUL character (\\u0000)');
     });
 
     it('answers 400 for malformed JSON', async () => {
