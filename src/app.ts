@@ -6,6 +6,7 @@ import { requireApiKey } from './middleware/api-key.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { openApiValidator } from './openapi.js';
 import { authRouter } from './routes/auth.js';
+import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
 
 export interface AppDeps {
@@ -20,6 +21,8 @@ export function createApp({ db, logger, validateResponses }: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  // The published partner document and its reference page: public, and not operations of the contract.
+  app.use(docsRouter());
   app.use(['/auth', '/reports'], requireApiKey(db));
   app.use(express.json({ limit: '1mb' }));
   app.use(rejectNulCharacters);
