@@ -59,10 +59,14 @@ export function docsRouter(): Router {
 
   // Partners' tools (editors, generators in a browser) may fetch the document from another origin.
   router.get('/openapi.yaml', (_req, res) => {
-    res.set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' }).send(yamlDocument);
+    res
+      .set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' })
+      .send(yamlDocument);
   });
   router.get('/openapi.json', (_req, res) => {
-    res.set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' }).send(jsonDocument);
+    res
+      .set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' })
+      .send(jsonDocument);
   });
   router.get('/docs', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);

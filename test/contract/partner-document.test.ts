@@ -69,7 +69,10 @@ describe('GET /docs', () => {
     expect(res.headers['content-security-policy']).to.include("script-src 'self'");
     expect(res.headers['content-security-policy']).not.to.include('unsafe-eval');
     expect(res.text).not.to.match(/<script>|<script [^>]*>[^<]/);
-    await request(app()).get('/docs/redoc.standalone.js').expect(200).expect('Content-Type', /javascript/);
+    await request(app())
+      .get('/docs/redoc.standalone.js')
+      .expect(200)
+      .expect('Content-Type', /javascript/);
   });
 
   it('renders every partner operation and the webhook in headless Chromium, loading nothing from elsewhere', async function () {

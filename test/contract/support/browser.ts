@@ -41,7 +41,9 @@ export interface Browser {
 export async function launchBrowser(): Promise<Browser> {
   const executables = await chromiumExecutables();
   if (executables.length === 0) {
-    throw new Error('no Chromium found: run `npm ci` (it installs @sparticuz/chromium) or `apt-get install -y chromium`');
+    throw new Error(
+      'no Chromium found: run `npm ci` (it installs @sparticuz/chromium) or `apt-get install -y chromium`',
+    );
   }
   const failures: string[] = [];
   for (const executablePath of executables) {
@@ -60,5 +62,7 @@ export async function launchBrowser(): Promise<Browser> {
       failures.push(`${executablePath}: ${(err as Error).message.split('\n')[0]}`);
     }
   }
-  throw new Error(`Chromium did not start (install Debian's with \`apt-get install -y chromium\`):\n${failures.join('\n')}`);
+  throw new Error(
+    `Chromium did not start (install Debian's with \`apt-get install -y chromium\`):\n${failures.join('\n')}`,
+  );
 }
