@@ -91,7 +91,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one report */
+        /**
+         * Read one report
+         * @description Answers the report with this `id` in the key's company, in the same shape as the list items.
+         *     An id that is unknown, malformed or of another company's report gives the same 404.
+         */
         get: operations["getReport"];
         put?: never;
         post?: never;
@@ -101,8 +105,283 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a company account */
+        post: operations["createCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a user (inspector) to a company */
+        post: operations["addUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        /** List the company's API keys, newest first */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Generate an API key
+         * @description Generates a key for the company's REST API integration (starting one when none is active).
+         *     The key is in this response only: the service stores its SHA-256 hash, never the key.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The key's `id`. An unknown or malformed id gives 404. */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one API key
+         * @description The key is deleted; the very next request with it is refused (400) by every server process.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the webhook address
+         * @description Sets the HTTPS address that the `reportPublished` webhook is sent to, on the company's REST API
+         *     integration (starting one when none is active). Every call generates a new signing secret
+         *     (`whsec_…`), which replaces the previous one at once.
+         */
+        put: operations["setWebhook"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/integration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        /** Read the company's REST API integration */
+        get: operations["getIntegration"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke the REST API integration
+         * @description Deletes every API key and the webhook address at once. All API access with those keys stops
+         *     on the very next request. Reports created under this integration never trigger the webhook
+         *     again, even after a new key and address are set up. Answers 204 also when nothing was active.
+         */
+        delete: operations["revokeIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a report in the application
+         * @description Creates a report as the application does. `restId` and `fromRestService` are not accepted; the
+         *     report's `fromRestService` and `restId` are `""`, and it never triggers the webhook.
+         */
+        post: operations["createApplicationReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/reports/{reportId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a report (apply a template)
+         * @description Moves a `new` report to `in_progress`; a report already in progress is answered unchanged.
+         */
+        post: operations["startReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/reports/{reportId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a report, notifying the integration when due
+         * @description Sets `status` to `published` and `publishedUrl`, from `new` or `in_progress`; publishing again
+         *     (a re-publish) updates `publishedUrl`.
+         *
+         *     The `reportPublished` webhook is due only when all hold: the report was created through the
+         *     partner API, the integration that created it has not been revoked since, the company has a
+         *     webhook address, and `notifyIntegration` is `true`. When due, it is sent before this call
+         *     answers: a 2xx from the receiver publishes the report (`outcome: sent`); any failure (network
+         *     error, timeout, TLS error, non-2xx including redirects, refused address) answers 502 naming
+         *     the cause and leaves the report as it was. Call again to retry (the retry carries the same
+         *     `webhook-id`) or with `notifyIntegration: false` to publish without notifying. Every attempt
+         *     is written to the delivery log.
+         */
+        post: operations["publishReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        /** The webhook delivery log, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    reportPublished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A report created through this API was published
+         * @description Sent when an inspector publishes a report that was created through this API and confirms that
+         *     the integration should be notified, provided a webhook address is set and the integration that
+         *     created the report has not been revoked since. The service sends one `POST` to your HTTPS
+         *     address and waits at most 10 seconds for the complete answer. Redirects are not followed.
+         *     Any 2xx status acknowledges the delivery; anything else (or no answer) is shown to the
+         *     inspector as a failure, who may retry (with the same `webhook-id`) or publish without notifying.
+         *
+         *     **Verifying the signature** ([Standard Webhooks](https://www.standardwebhooks.com/)). The
+         *     signed content is `{webhook-id}.{webhook-timestamp}.{raw body}`; the signature is the base64
+         *     HMAC-SHA256 of it, keyed with the base64-decoded part of your secret after `whsec_`. With the
+         *     `standardwebhooks` package:
+         *     `new Webhook(secret).verify(rawBody, headers)`. Verify the raw body before parsing it, reject
+         *     timestamps more than 5 minutes from your clock, and use `webhook-id` to drop duplicates.
+         */
+        post: operations["reportPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every error has exactly this shape. */
@@ -245,6 +524,118 @@ export interface components {
             /** @description ISO 8601 UTC with milliseconds. */
             updatedAt: string;
         };
+        CompanyInput: {
+            name: string;
+        };
+        Company: {
+            id: string;
+            name: string;
+        };
+        UserInput: {
+            name: string;
+            email: string;
+        };
+        User: {
+            id: string;
+            name: string;
+            email: string;
+        };
+        ApiKey: {
+            id: string;
+            /** @description The first characters of the key (`irk_` and 8 more), to recognise it. */
+            prefix: string;
+            createdAt: string;
+            /** @description Last authenticated request, recorded at most once a minute; `null` when never used. */
+            lastUsedAt: string | null;
+        };
+        CreatedApiKey: {
+            id: string;
+            /** @description The key (`irk_` and 43 random characters, 256 bits). Shown this once; only its hash is stored. */
+            key: string;
+            prefix: string;
+            createdAt: string;
+        };
+        /**
+         * Format: uri
+         * @description An absolute `https://` URL.
+         */
+        HttpsUrl: string;
+        WebhookInput: {
+            url: components["schemas"]["HttpsUrl"];
+        };
+        WebhookSettings: {
+            url: string;
+            /** @description The signing secret of the `reportPublished` webhook (`whsec_` and base64 of 32 random bytes). */
+            secret: string;
+        };
+        Integration: {
+            /** @description `false` when no integration was started or the last one was revoked. */
+            active: boolean;
+            /** @description The webhook address; `null` when none is set. */
+            webhookUrl: string | null;
+            /** @description The webhook signing secret; `null` when no address is set. */
+            secret: string | null;
+            keys: components["schemas"]["ApiKey"][];
+        };
+        /** @description `ReportInput` without `restId` and `fromRestService`, which only the partner API sets (sending them is 400). */
+        ApplicationReportInput: components["schemas"]["ReportInput"] & {
+            restId?: never;
+            fromRestService?: never;
+        };
+        PublishInput: {
+            publishedUrl: components["schemas"]["HttpsUrl"];
+            /** @description The inspector confirmed that the integration should be notified. */
+            notifyIntegration: boolean;
+        };
+        PublishResult: {
+            report: components["schemas"]["Report"];
+            webhook: {
+                /** @constant */
+                outcome: "sent";
+                /** @description The entry in the delivery log. */
+                deliveryId: string;
+                /**
+                 * Format: int32
+                 * @description The receiver's 2xx status.
+                 */
+                status: number;
+            } | {
+                /** @constant */
+                outcome: "not_sent";
+                /**
+                 * @description Why no webhook was due: `not_requested` (`notifyIntegration` was false),
+                 *     `created_in_application` (not an API report), `integration_revoked` (the integration
+                 *     that created the report was revoked), `no_webhook_address`.
+                 * @enum {string}
+                 */
+                reason: "not_requested" | "created_in_application" | "integration_revoked" | "no_webhook_address";
+            };
+        };
+        WebhookDelivery: {
+            id: string;
+            reportId: string;
+            /** @description The `webhook-id` header sent. */
+            webhookId: string;
+            url: string;
+            attemptedAt: string;
+            /** Format: int32 */
+            durationMs: number;
+            /**
+             * Format: int32
+             * @description The receiver's status; `null` when no response came.
+             */
+            httpStatus: number | null;
+            /** @description Why the attempt failed; `""` on success. */
+            error: string;
+            /** @description At most the first 1 KiB of the response body. */
+            responseExcerpt: string;
+        };
+        /** @description A `Report` as sent by the `reportPublished` webhook, with `publishedUrl` filled and `status` `published`. */
+        PublishedReport: components["schemas"]["Report"] & {
+            publishedUrl: string;
+            /** @constant */
+            status: "published";
+        };
     };
     responses: {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
@@ -300,8 +691,94 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The `Authorization: Bearer <APP_TOKEN>` header is missing or holds a wrong token. */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer` */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not valid JSON or breaks a rule of the schema; the message names the field. Nothing is stored. */
+        AppBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "name is required"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No company with this id (malformed ids included). */
+        CompanyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "company 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such company, or no report with this id in the company. */
+        ReportNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "request body is larger than 1 MiB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported media type: send Content-Type: application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
-    parameters: never;
+    parameters: {
+        /** @description The company's `id`. An unknown or malformed id gives 404. */
+        CompanyId: string;
+        /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+        InternalReportId: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -508,6 +985,535 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    createCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Inspections"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompanyInput"];
+            };
+        };
+        responses: {
+            /** @description The company was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["AppBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dana Inspector",
+                 *       "email": "dana@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserInput"];
+            };
+        };
+        responses: {
+            /** @description The user was added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["AppBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The company already has a user with this e-mail address (compared case-insensitively). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the company already has a user with e-mail dana@example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys (without the keys themselves). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The key's `id`. An unknown or malformed id gives 404. */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such company, or no such key in the company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://crm.example.com/hooks/inspections"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The address and its new signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            /** @description The address is not an absolute `https://` URL, or the body is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "url must be an absolute https:// URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active integration, or `active: false` when there is none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration is revoked (or none was active). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApplicationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientNames": "Jordan Smith",
+                 *       "inspectionDate": "2026-03-14"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplicationReportInput"];
+            };
+        };
+        responses: {
+            /** @description The report. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["AppBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with status `in_progress`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The report is published and can no longer be started. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 is published"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "publishedUrl": "https://reports.example.com/r/5b0c6e2e",
+                 *       "notifyIntegration": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PublishInput"];
+            };
+        };
+        responses: {
+            /** @description The report is published; `webhook` says whether the integration was notified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishResult"];
+                };
+            };
+            /** @description The body is invalid (`publishedUrl` must be an absolute https URL, `notifyIntegration` a boolean). Nothing changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "notifyIntegration is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            /** @description The webhook was due and its delivery failed; the report is unchanged. The message names the cause. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of entries returned, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest delivery attempts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description `limit` is not an integer from 1 to 100, or an unknown query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "limit must be an integer from 1 to 100"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportPublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Identifier of the message; the same on retries of one publish, new for every later publish.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was sent, in Unix seconds.
+                 * @example 1773497109
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The published report (the `Report` output, with `publishedUrl` filled and `status` `published`). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublishedReport"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery; the response body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

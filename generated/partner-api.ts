@@ -91,7 +91,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one report */
+        /**
+         * Read one report
+         * @description Answers the report with this `id` in the key's company, in the same shape as the list items.
+         *     An id that is unknown, malformed or of another company's report gives the same 404.
+         */
         get: operations["getReport"];
         put?: never;
         post?: never;
@@ -176,7 +180,7 @@ export interface components {
             clientPhones?: components["schemas"]["Phones"];
             /**
              * Format: date
-             * @description A calendar date, `YYYY-MM-DD`, years 0001 to 9999 (`2026-02-30` is refused).
+             * @description A calendar date, `YYYY-MM-DD` (`2026-02-30` is refused).
              * @example 2026-03-14
              */
             inspectionDate: string;

@@ -3,20 +3,27 @@ import type { Pool } from './db/pool.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import type { Logger } from './logger.js';
 import { requireApiKey } from './middleware/api-key.js';
+import { requireAppToken } from './middleware/app-token.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { openApiValidator } from './openapi.js';
+import { applicationRouter } from './routes/application.js';
 import { authRouter } from './routes/auth.js';
 import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
+import type { Notifier } from './webhook/notifier.js';
 
 export interface AppDeps {
   db: Pool;
   logger: Logger;
   validateResponses: boolean;
+  /** The application token guarding /internal (Authorization: Bearer). */
+  appToken: string;
+  /** Delivers the reportPublished webhook (tests inject one that trusts their local receiver). */
+  notifier: Notifier;
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
-export function createApp({ db, logger, validateResponses }: AppDeps): Express {
+export function createApp({ db, logger, validateResponses, appToken, notifier }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -24,12 +31,14 @@ export function createApp({ db, logger, validateResponses }: AppDeps): Express {
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter());
   app.use(['/auth', '/reports'], requireApiKey(db));
+  app.use('/internal', requireAppToken(appToken));
   app.use(express.json({ limit: '1mb' }));
   app.use(rejectNulCharacters);
   app.use(openApiValidator({ validateResponses }));
 
   app.use(authRouter());
   app.use(reportsRouter(db));
+  app.use(applicationRouter(db, notifier));
 
   app.use(unknownRoute);
   app.use(errorHandler(logger));

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
 export interface Config {
   readonly port: number;
@@ -9,6 +11,10 @@ export interface Config {
   readonly logLevel: string;
   /** Validate every response against openapi.yaml (on in tests and by default). */
   readonly validateResponses: boolean;
+  /** Networks webhook receivers may be in despite the SSRF guard (local testing only); empty by default. */
+  readonly webhookAllowedCidrs: readonly string[];
+  /** Overall time a webhook delivery may take, in milliseconds. */
+  readonly webhookTimeoutMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -30,6 +36,20 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** "10.0.0.0/8,127.0.0.1/32" → the CIDRs, each checked; a bare address or a bad prefix is refused. */
+function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const entry of entries) {
+    const [address = '', prefix = '', extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 6 ? 128 : 32;
+    if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) {
+      throw new ConfigError(`${name} must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${entry}" is not one`);
+    }
+  }
+  return entries;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,5 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appToken,
     logLevel,
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
+    webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
   });
 }

@@ -44,6 +44,9 @@ const FIELD_MESSAGES: Record<string, Record<string, string>> = {
   invoiceItems: {
     pattern: 'must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"',
   },
+  url: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
+  publishedUrl: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
+  email: { pattern: 'must be an e-mail address' },
   limit: {
     type: 'must be an integer from 1 to 100',
     minimum: 'must be an integer from 1 to 100',
@@ -76,6 +79,8 @@ function describeValidationErrors(items: ValidatorItem[]): string {
   const message = first.message ?? 'is invalid';
   if (keyword === 'required') return `${name} is required`;
   if (keyword === 'additionalProperties') return `unknown field: ${label}`;
+  // A property whose schema is `false` is not accepted by that operation (restId on application reports).
+  if (keyword === 'false schema') return `unknown field: ${label}`;
   if (/^Unknown query parameter/.test(message)) return `unknown query parameter: ${message.match(/'(.*)'/)?.[1] ?? ''}`;
   if (/^Empty value found for query parameter/.test(message)) return `${message.match(/'(.*)'/)?.[1] ?? 'parameter'} must not be empty`;
   const special = FIELD_MESSAGES[name]?.[keyword];

@@ -11,6 +11,7 @@ import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { createLogger } from './logger.js';
 import { seedDemo } from './seed.js';
+import { createNotifier } from './webhook/notifier.js';
 
 const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
 const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
@@ -60,7 +61,11 @@ async function main(): Promise<void> {
     }
   }
 
-  const app = createApp({ db, logger, validateResponses: config.validateResponses });
+  const appToken = config.appToken ?? credentials?.appToken;
+  if (appToken === undefined) throw new Error('no application token: set APP_TOKEN');
+  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
+  const notifier = createNotifier({ allowedCidrs: config.webhookAllowedCidrs, timeoutMs: config.webhookTimeoutMs });
+  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);

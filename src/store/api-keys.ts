@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { isUuid } from './ids.js';
 
 /** Keys start with a recognisable prefix so that secret scanners can find leaked ones. */
 export const KEY_PREFIX = 'irk_';
@@ -49,7 +50,9 @@ export async function createKey(db: Queryable, companyId: string): Promise<Creat
   const { key, prefix, hash } = newKey();
   const { rows } = await db.query<Omit<CreatedKey, 'key'>>(
     `WITH existing AS (
-       SELECT id FROM integrations WHERE company_id = $1 AND revoked_at IS NULL
+       -- FOR SHARE waits for a revocation in progress and then skips the revoked row, so a key is
+       -- never added to an integration that is being revoked (revokeIntegration locks it first).
+       SELECT id FROM integrations WHERE company_id = $1 AND revoked_at IS NULL FOR SHARE
      ), started AS (
        INSERT INTO integrations (company_id) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM existing)
        ON CONFLICT (company_id) WHERE revoked_at IS NULL DO NOTHING
@@ -63,4 +66,48 @@ export async function createKey(db: Queryable, companyId: string): Promise<Creat
     [companyId, hash, prefix]);
   if (!rows[0]) throw new Error('could not create an API key: the integration changed concurrently, try again');
   return { ...rows[0], key };
+}
+
+export interface ApiKeySummary {
+  id: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** The company's keys, newest first (only the active integration has keys: revoking deletes them). */
+export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
+  const { rows } = await db.query<ApiKeySummary>(
+    `SELECT id, prefix,
+            to_char(created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "createdAt",
+            to_char(last_used_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "lastUsedAt"
+       FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`, [companyId]);
+  return rows;
+}
+
+/**
+ * Revokes one key by deleting it: authentication looks keys up in the database, so the very next
+ * request with it fails on every server process. False when the company has no such key.
+ */
+export async function revokeKey(db: Queryable, companyId: string, keyId: string): Promise<boolean> {
+  if (!isUuid(keyId)) return false;
+  const { rowCount } = await db.query('DELETE FROM api_keys WHERE company_id = $1 AND id = $2', [companyId, keyId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * "Revoke REST API Integration": ends the active integration (its webhook address and secret go)
+ * and deletes all of its keys, in one transaction. Reports keep pointing at the revoked integration,
+ * which is how they know never to notify again. Nothing active is not an error.
+ */
+export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
+  await withTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL
+        WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`, [companyId]);
+    // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
+    if (rows[0]) await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+  });
 }

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
-import { createLogger } from '../../src/logger.js';
-import { api, newCompany } from '../support/harness.js';
+import { api, appDeps, newCompany } from '../support/harness.js';
 
 /** An app whose database fails every query with the given error. */
 function appWithFailingDatabase(error: Error & { code?: string }) {
   const db = { query: async () => { throw error; }, connect: async () => { throw error; } } as unknown as Pool;
-  return createApp({ db, logger: createLogger('silent'), validateResponses: true });
+  return createApp(appDeps(db));
 }
 
 describe('errors', () => {

@@ -78,3 +78,30 @@ function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && Object.keys(body).length === 1 &&
     typeof (body as { error?: unknown }).error === 'string';
 }
+
+interface HeaderParameter { name: string; in: string; required?: boolean; schema: unknown }
+
+/**
+ * Throws when a webhook request the service sent breaks the `webhooks.reportPublished` section:
+ * JSON content type, every declared header present and valid, the body valid against its schema.
+ */
+export function assertWebhookMatchesContract(headers: Record<string, string | string[] | undefined>, rawBody: string): void {
+  const operation = (spec.webhooks as Record<string, { post: { parameters: HeaderParameter[] } }>).reportPublished!.post;
+  if (!String(headers['content-type'] ?? '').startsWith('application/json')) {
+    throw new Error(`webhook: content-type ${headers['content-type']} is not application/json`);
+  }
+  for (const parameter of operation.parameters.filter((p) => p.in === 'header')) {
+    const value = headers[parameter.name.toLowerCase()];
+    if (value === undefined) {
+      if (parameter.required) throw new Error(`webhook: header ${parameter.name} is missing`);
+      continue;
+    }
+    const validate = ajv.compile(parameter.schema as object);
+    if (!validate(value)) throw new Error(`webhook: header ${parameter.name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
+  }
+  const schemaRef = `spec#/${pointer('webhooks', 'reportPublished', 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
+  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
+  if (!validate(JSON.parse(rawBody))) {
+    throw new Error(`webhook: body does not match the contract: ${ajv.errorsText(validate.errors)}\n${rawBody}`);
+  }
+}

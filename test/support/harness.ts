@@ -1,11 +1,12 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Test } from 'supertest';
-import { createApp } from '../../src/app.js';
+import { createApp, type AppDeps } from '../../src/app.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logger.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { addUser, createCompany } from '../../src/store/companies.js';
+import { createNotifier } from '../../src/webhook/notifier.js';
 import { assertMatchesContract } from './contract.js';
 import { startTestDatabase, type TestDatabase } from './database.js';
 
@@ -32,14 +33,29 @@ export function pool(): Pool {
   return (sharedPool ??= createPool({ connectionString: databaseUrl(), max: 20 }));
 }
 
+/** The application token of the test apps (Authorization: Bearer for /internal). */
+export const APP_TOKEN = 'test-app-token-0123456789abcdef0123456789';
+
+/** The dependencies of a test app: silent logs, responses validated, the default (guarded) notifier. */
+export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
+  return {
+    db,
+    logger: createLogger('silent'),
+    validateResponses: true,
+    appToken: APP_TOKEN,
+    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000 }),
+    ...overrides,
+  };
+}
+
 /** A fresh app on its own pool: a second server process sharing the database. */
-export function newApp(): { app: Express; pool: Pool } {
+export function newApp(overrides: Partial<AppDeps> = {}): { app: Express; pool: Pool } {
   const ownPool = createPool({ connectionString: databaseUrl(), max: 10 });
-  return { app: createApp({ db: ownPool, logger: createLogger('silent'), validateResponses: true }), pool: ownPool };
+  return { app: createApp(appDeps(ownPool, overrides)), pool: ownPool };
 }
 
 export function app(): Express {
-  return (sharedApp ??= createApp({ db: pool(), logger: createLogger('silent'), validateResponses: true }));
+  return (sharedApp ??= createApp(appDeps(pool())));
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';

@@ -1,0 +1,95 @@
+import { Router, type Response } from 'express';
+import type { components } from '../../generated/api.js';
+import type { Report, ReportInput } from '../api-types.js';
+import type { Pool } from '../db/pool.js';
+import { conflict, notFound } from '../errors.js';
+import { publishReport, type PublishInput, type PublishResult } from '../publishing.js';
+import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-keys.js';
+import { addUser, companyExists, createCompany } from '../store/companies.js';
+import { isUuid } from '../store/ids.js';
+import { readIntegration, setWebhook } from '../store/integrations.js';
+import { startReport } from '../store/publishing.js';
+import { createOrUpdate, findForCompany } from '../store/reports.js';
+import { listDeliveries } from '../store/webhook-deliveries.js';
+import type { Notifier } from '../webhook/notifier.js';
+import { newWebhookSecret } from '../webhook/signing.js';
+
+type Schemas = components['schemas'];
+const COMPANY = '/internal/companies/:companyId';
+
+/** The application's internal API (x-internal in openapi.yaml); requireAppToken guards /internal. */
+export function applicationRouter(db: Pool, notifier: Notifier): Router {
+  const router = Router();
+
+  // Every route below names a company: an unknown or malformed id is 404 before any handler runs.
+  router.param('companyId', async (_req, _res, next, companyId: string) => {
+    if (!isUuid(companyId) || !(await companyExists(db, companyId))) throw notFound(`company ${companyId} not found`);
+    next();
+  });
+
+  router.post('/internal/companies', async (req, res: Response<Schemas['Company']>) => {
+    res.status(201).json(await createCompany(db, (req.body as Schemas['CompanyInput']).name));
+  });
+
+  router.post(`${COMPANY}/users`, async (req, res: Response<Schemas['User']>) => {
+    const { name, email } = req.body as Schemas['UserInput'];
+    const user = await addUser(db, req.params.companyId!, name, email);
+    if (!user) throw conflict(`the company already has a user with e-mail ${email}`);
+    res.status(201).json(user);
+  });
+
+  router.post(`${COMPANY}/api-keys`, async (req, res: Response<Schemas['CreatedApiKey']>) => {
+    res.status(201).json(await createKey(db, req.params.companyId!));
+  });
+
+  router.get(`${COMPANY}/api-keys`, async (req, res: Response<Schemas['ApiKey'][]>) => {
+    res.json(await listKeys(db, req.params.companyId!));
+  });
+
+  router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
+    if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!))) throw notFound(`API key ${req.params.keyId} not found`);
+    res.status(204).end();
+  });
+
+  router.put(`${COMPANY}/webhook`, async (req, res: Response<Schemas['WebhookSettings']>) => {
+    const { url } = req.body as Schemas['WebhookInput'];
+    res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
+  });
+
+  router.get(`${COMPANY}/integration`, async (req, res: Response<Schemas['Integration']>) => {
+    res.json(await readIntegration(db, req.params.companyId!));
+  });
+
+  router.delete(`${COMPANY}/integration`, async (req, res) => {
+    await revokeIntegration(db, req.params.companyId!);
+    res.status(204).end();
+  });
+
+  router.post(`${COMPANY}/reports`, async (req, res: Response<Report>) => {
+    const companyId = req.params.companyId!;
+    const { id } = await createOrUpdate(db, { companyId }, req.body as ReportInput);
+    res.status(201).json((await findForCompany(db, companyId, id))!);
+  });
+
+  router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
+    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
+    const status = await startReport(db, companyId, reportId);
+    if (!status) throw notFound(`report ${reportId} not found`);
+    if (status === 'published') throw conflict(`report ${reportId} is published`);
+    res.json((await findForCompany(db, companyId, reportId))!);
+  });
+
+  router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
+    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
+    const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
+    if (!result) throw notFound(`report ${reportId} not found`);
+    res.json(result);
+  });
+
+  router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<Schemas['WebhookDelivery'][]>) => {
+    const limit = (req.query as { limit?: number }).limit ?? 20;
+    res.json(await listDeliveries(db, req.params.companyId!, limit));
+  });
+
+  return router;
+}

@@ -1,0 +1,117 @@
+import { performance } from 'node:perf_hooks';
+import got, { TimeoutError, type Got } from 'got';
+import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
+import { signedHeaders } from './signing.js';
+
+/** One webhook message: where it goes, how it is signed, and the exact body. */
+export interface WebhookMessage {
+  url: string;
+  secret: string;
+  webhookId: string;
+  payload: string;
+}
+
+/** What happened to one delivery attempt (one row of the delivery log). */
+export interface DeliveryAttempt {
+  attemptedAt: Date;
+  durationMs: number;
+  /** null when no response came. */
+  httpStatus: number | null;
+  /** "" when the receiver answered 2xx. */
+  error: string;
+  responseExcerpt: string;
+}
+
+export interface Notifier {
+  deliver(message: WebhookMessage): Promise<DeliveryAttempt>;
+}
+
+export interface NotifierOptions extends AddressGuardOptions {
+  timeoutMs: number;
+}
+
+/** The delivery log keeps at most this much of a receiver's answer. */
+export const EXCERPT_BYTES = 1024;
+
+const USER_AGENT = 'inspection-report-intake-webhook/1';
+
+/**
+ * Sends webhooks with got: one attempt (retries are the inspector's decision), redirects not
+ * followed (a 3xx is a failure: following one could lead past the address guard), an overall
+ * time limit, and only HTTPS through the SSRF-guarded agent.
+ */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const client = got.extend({
+    agent: { https: guardedAgent(options) },
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    timeout: { request: options.timeoutMs },
+    headers: { 'user-agent': USER_AGENT },
+  });
+  return {
+    async deliver(message) {
+      const attemptedAt = new Date();
+      const started = performance.now();
+      const outcome = await send(client, message, attemptedAt)
+        .catch((err: unknown) => ({ httpStatus: null, error: describeFailure(err, options.timeoutMs), responseExcerpt: '' }));
+      return { attemptedAt, durationMs: Math.round(performance.now() - started), ...outcome };
+    },
+  };
+}
+
+type Outcome = Pick<DeliveryAttempt, 'httpStatus' | 'error' | 'responseExcerpt'>;
+
+async function send(client: Got, message: WebhookMessage, at: Date): Promise<Outcome> {
+  // The agent map only has an HTTPS agent: an http:// address must never reach got.
+  if (new URL(message.url).protocol !== 'https:') {
+    return { httpStatus: null, error: 'the webhook address is not https://', responseExcerpt: '' };
+  }
+  const stream = client.stream.post(message.url, {
+    body: message.payload,
+    headers: { 'content-type': 'application/json', ...signedHeaders(message.secret, message.webhookId, message.payload, at) },
+  });
+  // Errors after the outcome is known (the body cut short) must not crash the process.
+  stream.on('error', () => undefined);
+  const statusCode = await new Promise<number>((resolve, reject) => {
+    stream.once('response', (response: { statusCode: number }) => resolve(response.statusCode));
+    stream.once('error', reject);
+  });
+  const responseExcerpt = await readExcerpt(stream);
+  return { httpStatus: statusCode, error: describeStatus(statusCode), responseExcerpt };
+}
+
+/** The first EXCERPT_BYTES of the answer; the rest is never downloaded (a receiver cannot flood memory). */
+async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= EXCERPT_BYTES) break;
+    }
+  } catch {
+    // The status is known; an answer body cut short only shortens the excerpt.
+  }
+  stream.destroy();
+  // PostgreSQL text cannot hold NUL.
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '');
+}
+
+function describeStatus(status: number): string {
+  if (status >= 200 && status < 300) return '';
+  if (status >= 300 && status < 400) return `the receiver answered HTTP ${status} (redirects are not followed)`;
+  return `the receiver answered HTTP ${status}`;
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const address = refusedAddress(err) ?? refusedAddress((err as { cause?: unknown } | undefined)?.cause);
+  if (address) return `address ${address} is refused (loopback, private, link-local and metadata addresses are not allowed)`;
+  if (err instanceof TimeoutError) return `no complete answer within ${timeoutMs} ms`;
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === 'ECONNREFUSED') return `connection refused (${message})`;
+  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|HANDSHAKE/.test(code)) return `TLS error: ${message} (${code})`;
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}

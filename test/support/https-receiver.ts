@@ -1,0 +1,87 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
+import { assertWebhookMatchesContract } from './contract.js';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the receiver answers a path: a status (and body), a redirect, or never (slower than any timeout). */
+export type Behaviour = { status: number; body?: string } | { redirectTo: string } | 'hang';
+
+/**
+ * A real HTTPS webhook receiver on 127.0.0.1 with a certificate made for the run (valid for
+ * 127.0.0.1 and localhost). It records every request and checks each against the contract's
+ * `webhooks.reportPublished` section, so every body the service sends is validated.
+ */
+export class HttpsReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  readonly contractErrors: Error[] = [];
+  private readonly behaviours = new Map<string, Behaviour>();
+  private readonly hanging = new Set<ServerResponse>();
+
+  private constructor(private readonly server: Server, readonly ca: string) {}
+
+  static async start(): Promise<HttpsReceiver> {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    });
+    const server = createServer({ key: pems.private, cert: pems.cert });
+    const receiver = new HttpsReceiver(server, pems.cert);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** An address on this receiver; `host` may be "localhost" to go through name resolution. */
+  url(path: string, host = '127.0.0.1'): string {
+    return `https://${host}:${this.port}${path}`;
+  }
+
+  on(path: string, behaviour: Behaviour): void {
+    this.behaviours.set(path, behaviour);
+  }
+
+  at(path: string): ReceivedWebhook[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = req.url ?? '/';
+      this.received.push({ path, headers: req.headers, body });
+      try {
+        assertWebhookMatchesContract(req.headers, body);
+      } catch (err) {
+        this.contractErrors.push(err as Error);
+      }
+      const behaviour = this.behaviours.get(path) ?? { status: 204 };
+      if (behaviour === 'hang') {
+        this.hanging.add(res);
+      } else if ('redirectTo' in behaviour) {
+        res.writeHead(302, { location: behaviour.redirectTo }).end();
+      } else {
+        res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body ?? '');
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
