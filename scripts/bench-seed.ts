@@ -1,0 +1,44 @@
+/** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
+import type pg from 'pg';
+import { createKey } from '../src/store/api-keys.js';
+import { addUser, createCompany } from '../src/store/companies.js';
+
+export interface SeededCompany { companyId: string; key: string; inspectorEmail: string }
+
+/**
+ * A company with two inspectors, an API key and `reports` reports (restIds seed-1 … seed-N), each with
+ * one inspector and two invoice items, inserted in chunks by generate_series.
+ */
+export async function seedCompany(db: pg.Client, name: string, reports: number): Promise<SeededCompany> {
+  const company = await createCompany(db, name);
+  const inspector = await addUser(db, company.id, 'Dana Inspector', `dana@${name.toLowerCase()}.example`);
+  await addUser(db, company.id, 'Sam Inspector', `sam@${name.toLowerCase()}.example`);
+  const { key } = await createKey(db, company.id);
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM integrations WHERE company_id = $1', [company.id]);
+  const integrationId = rows[0]!.id;
+  // Reports spread over ten years of inspection dates, created one second apart, with one inspector
+  // and two invoice items each: the same shape a partner's report has.
+  const chunk = 250_000;
+  for (let from = 1; from <= reports; from += chunk) {
+    const to = Math.min(reports, from + chunk - 1);
+    await db.query(
+      `INSERT INTO reports (company_id, integration_id, rest_id, from_rest_service, client_names, client_emails,
+                            client_phones, inspection_date, address, year_built, square_feet, notes,
+                            agent_name, agent_email, agent_phone, created_at, updated_at)
+       SELECT $1, $2, 'seed-' || g, 'Bench CRM', ARRAY['Client ' || g], ARRAY['client' || g || '@example.com'],
+              ARRAY['555-0100'], date '2016-01-01' + (g::bigint * 7919 % 3650)::int, g || ' Main Street, Springfield',
+              '1987', '2150', 'Roof shows wear on the north side; gutters need cleaning.',
+              'Alex Agent', 'alex@agents.example', '555-0199', t, t
+         FROM generate_series($3::int, $4::int) g, LATERAL (SELECT now() - make_interval(secs => $5::int - g)) s(t)`,
+      [company.id, integrationId, from, to, reports]);
+  }
+  await db.query(
+    `INSERT INTO report_inspectors (company_id, report_id, position, user_id)
+     SELECT company_id, id, 1, $2 FROM reports WHERE company_id = $1`, [company.id, inspector!.id]);
+  await db.query(
+    `INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
+     SELECT r.company_id, r.id, p, CASE p WHEN 1 THEN 'Home inspection' ELSE 'Radon test' END,
+            CASE p WHEN 1 THEN 45000 ELSE 15000 END
+       FROM reports r CROSS JOIN generate_series(1, 2) p WHERE r.company_id = $1`, [company.id]);
+  return { companyId: company.id, key, inspectorEmail: inspector!.email };
+}

@@ -1,0 +1,384 @@
+/**
+ * `npm run bench`: the service's hot paths under load, as ratios of a bare Express baseline measured
+ * in the same run on the same machine.
+ *
+ * Starts a fresh embedded PostgreSQL in a temporary directory, seeds a company with 1,000 reports and
+ * one with 1,000,000 (set-based SQL), starts the service (`node --import tsx src/server.ts`) and the
+ * baseline as child processes, drives each case with autocannon for a fixed time, samples the
+ * service's RSS from /proc, prints a table and writes the same figures as JSON.
+ *
+ * Environment (all optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds,
+ * default 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (reports in the large company, default
+ * 1000000), BENCH_OUT (default bench-results.json), BENCH_CPU_PROF (a directory: the service writes
+ * a V8 CPU profile there on exit), BENCH_ONLY (comma-separated case names); VALIDATE_RESPONSES and
+ * DATABASE_POOL_SIZE are passed to the service.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { seedCompany } from './bench-seed.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const DURATION = Number(env.BENCH_DURATION ?? 8);
+const WARMUP = Number(env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
+const SMALL = 1_000;
+const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
+const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
+const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+
+// ---------------------------------------------------------------------------------------------
+// Processes and clean-up: everything started here is stopped on exit, error and Ctrl-C.
+
+const children = new Set<ChildProcess>();
+let database: EmbeddedDatabase | undefined;
+let tempDir: string | undefined;
+
+async function cleanUp(): Promise<void> {
+  await Promise.all([...children].map(stopChild));
+  await database?.stop().catch(() => undefined);
+  database = undefined;
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  tempDir = undefined;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+}
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startChild(name: string, script: string, childEnv: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...childEnv },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(url, { headers });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer within 60 s`);
+}
+
+/** Resident set size of a process in MB: the current one and the peak (high-water mark). */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/** CPU seconds (user + system) a process has used; 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used by the PostgreSQL server: the postmaster and its backends. */
+function postgresCpuSeconds(postmaster: number): number {
+  let total = cpuSeconds(postmaster);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases.
+
+interface Case {
+  name: string;
+  target: 'baseline' | 'service';
+  requests: autocannon.Request[];
+  headers?: Record<string, string>;
+}
+
+interface Row {
+  case: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  ratio: number | null;
+  errors: number;
+  requests: number;
+  peakRssMb: number | null;
+  /** CPU used during the case, in percent of one core: the service (or baseline) process and PostgreSQL. */
+  serverCpuPct: number;
+  postgresCpuPct: number;
+}
+
+async function drive(url: string, c: Case, duration: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration,
+    headers: c.headers,
+    requests: c.requests,
+  });
+}
+
+function reportBody(restId: string, inspectorEmail: string): string {
+  return JSON.stringify({
+    restId,
+    fromRestService: 'Bench CRM',
+    clientNames: ['Jordan Smith', 'Casey Smith'],
+    clientEmails: 'jordan@example.com',
+    clientPhones: '555-0100',
+    inspectionDate: '2026-03-14',
+    address: '12 Elm Street, Springfield',
+    yearBuilt: '1987',
+    squareFeet: '2150',
+    notes: 'Roof shows wear on the north side; gutters need cleaning.',
+    agentName: 'Alex Agent',
+    agentEmail: 'alex@agents.example',
+    agentPhone: '555-0199',
+    inspectorEmails: inspectorEmail,
+    invoiceItems: ['Home inspection: $450', 'Radon test: $150'],
+  });
+}
+
+function table(rows: Row[]): string {
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'errors', 'requests', 'peak RSS MB', 'CPU% node', 'CPU% pg'];
+  const lines = rows.map((r) => [
+    r.case, r.requestsPerSec.toFixed(0), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1),
+    r.ratio === null ? '' : r.ratio.toFixed(2), String(r.errors), String(r.requests),
+    r.peakRssMb === null ? '' : r.peakRssMb.toFixed(0), r.serverCpuPct.toFixed(0), r.postgresCpuPct.toFixed(0),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  tempDir = await mkdtemp(path.join(os.tmpdir(), 'intake-bench-pg-'));
+  await chmod(tempDir, 0o755); // the cluster runs as OS user "postgres" when the bench runs as root
+  console.log(`starting PostgreSQL in ${tempDir}`);
+  database = await startEmbeddedPostgres(path.join(tempDir, 'pg'));
+  await runMigrations(database.url);
+
+  const seeder = new pg.Client({ connectionString: database.url });
+  await seeder.connect();
+  await seeder.query('SET synchronous_commit = off');
+  console.log(`seeding ${SMALL} + ${LARGE} reports`);
+  const small = await seedCompany(seeder, 'Small', SMALL);
+  const large = await seedCompany(seeder, 'Large', LARGE);
+  await seeder.query('VACUUM ANALYZE');
+  await seeder.end();
+  console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+  const servicePort = await freePort();
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  const cpuProfDir = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined;
+  const service = startChild('service', 'src/server.ts', {
+    DATABASE_URL: database.url,
+    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+    PORT: String(servicePort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  }, cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []);
+  const smallHeaders = { 'x-api-key': small.key };
+  const largeHeaders = { 'x-api-key': large.key };
+  await waitUntilUp(`${serviceUrl}/auth`, smallHeaders);
+  const idle = memory(service.pid!);
+
+  // Reference data from the running service: a report, the ids to read, the next-page link.
+  const first = await fetch(`${serviceUrl}/reports?limit=20`, { headers: largeHeaders });
+  const firstPage = (await first.json()) as { id: string }[];
+  const nextPath = /<([^>]+)>;\s*rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+  if (!nextPath) throw new Error('the large company\'s first page has no Link: rel="next"');
+  const ids = firstPage.map((r) => r.id);
+  const sample = await fetch(`${serviceUrl}/reports/${ids[0]}`, { headers: largeHeaders });
+  const sampleReport: unknown = await sample.json();
+
+  const baselinePort = await freePort();
+  const baseline = startChild('baseline', 'scripts/bench-baseline.ts', {
+    PORT: String(baselinePort),
+    BASELINE_BODY: JSON.stringify(sampleReport),
+  });
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  await waitUntilUp(`${baselineUrl}/report`);
+
+  let counter = 0;
+  const json = { 'content-type': 'application/json' };
+  const allCases: Case[] = [
+    { name: 'baseline GET constant report', target: 'baseline', requests: [{ method: 'GET', path: '/report' }] },
+    { name: 'GET /auth', target: 'service', headers: smallHeaders, requests: [{ method: 'GET', path: '/auth' }] },
+    {
+      name: 'GET /reports/{id}', target: 'service', headers: largeHeaders,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) }],
+    },
+    { name: 'GET /reports?limit=20 (1k)', target: 'service', headers: smallHeaders, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
+    { name: 'GET /reports?limit=20 (1M)', target: 'service', headers: largeHeaders, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
+    { name: 'GET /reports page 2 (1M)', target: 'service', headers: largeHeaders, requests: [{ method: 'GET', path: nextPath }] },
+    {
+      name: 'POST /reports/new (create)', target: 'service', headers: { ...largeHeaders, ...json },
+      requests: [{
+        method: 'POST',
+        setupRequest: (req) => ({ ...req, path: '/reports/new', body: reportBody(`bench-new-${process.pid}-${++counter}`, large.inspectorEmail) }),
+      }],
+    },
+    {
+      name: 'POST /reports/new (update)', target: 'service', headers: { ...largeHeaders, ...json },
+      requests: [{
+        method: 'POST',
+        // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
+        setupRequest: (req) => ({ ...req, path: '/reports/new', body: reportBody(`seed-${1 + (++counter * 7919) % LARGE}`, large.inspectorEmail) }),
+      }],
+    },
+  ];
+  const cases = allCases.filter((c) => c.target === 'baseline' || !ONLY || ONLY.some((o) => c.name.includes(o)));
+
+  const postmaster = Number(readFileSync(path.join(tempDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const rows: Row[] = [];
+  let baselineRps = 0;
+  for (const c of cases) {
+    const url = c.target === 'baseline' ? baselineUrl : serviceUrl;
+    if (WARMUP > 0) await drive(url, c, WARMUP);
+    let peak = 0;
+    const sampler = setInterval(() => {
+      if (c.target === 'service') peak = Math.max(peak, memory(service.pid!).rss);
+    }, 200);
+    const server = c.target === 'service' ? service.pid! : baseline.pid!;
+    const cpuBefore = { server: cpuSeconds(server), postgres: postgresCpuSeconds(postmaster), at: Date.now() };
+    const result = await drive(url, c, DURATION);
+    const elapsed = (Date.now() - cpuBefore.at) / 1000;
+    const serverCpuPct = ((cpuSeconds(server) - cpuBefore.server) / elapsed) * 100;
+    const postgresCpuPct = ((postgresCpuSeconds(postmaster) - cpuBefore.postgres) / elapsed) * 100;
+    clearInterval(sampler);
+    if (c.target === 'service') peak = Math.max(peak, memory(service.pid!).rss);
+    const rps = result.requests.average;
+    if (c.target === 'baseline') baselineRps = rps;
+    const row: Row = {
+      case: c.name,
+      requestsPerSec: rps,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      ratio: c.target === 'baseline' ? 1 : baselineRps > 0 ? rps / baselineRps : null,
+      errors: result.errors + result.timeouts + result.non2xx,
+      requests: result.requests.total,
+      peakRssMb: c.target === 'service' ? peak : null,
+      serverCpuPct,
+      postgresCpuPct,
+    };
+    rows.push(row);
+    console.log(`${c.name}: ${rps.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}, ` +
+      `CPU node ${serverCpuPct.toFixed(0)}%, pg ${postgresCpuPct.toFixed(0)}%`);
+  }
+
+  const peakRssMb = memory(service.pid!).hwm;
+  const p99Of = (name: string) => rows.find((r) => r.case === name)?.p99Ms;
+  const listSmall = p99Of('GET /reports?limit=20 (1k)');
+  const listLarge = p99Of('GET /reports?limit=20 (1M)');
+  const ratioOf = (name: string) => rows.find((r) => r.case === name)?.ratio ?? null;
+  const targets = {
+    'GET /reports/{id} >= 0.6': (ratioOf('GET /reports/{id}') ?? 0) >= 0.6,
+    'GET /reports?limit=20 >= 0.4': Math.min(ratioOf('GET /reports?limit=20 (1k)') ?? 0, ratioOf('GET /reports?limit=20 (1M)') ?? 0) >= 0.4,
+    'creates >= 0.3': (ratioOf('POST /reports/new (create)') ?? 0) >= 0.3,
+    'list p99 1M <= 1.5 x 1k': listSmall !== undefined && listLarge !== undefined && listLarge <= 1.5 * listSmall,
+    'peak RSS <= 200 MB': peakRssMb <= 200,
+    'zero errors': rows.every((r) => r.errors === 0),
+  };
+
+  await stopChild(baseline);
+  await stopChild(service);
+
+  const report = {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverage: os.loadavg(),
+    },
+    settings: {
+      durationSec: DURATION,
+      warmupSec: WARMUP,
+      connections: CONNECTIONS,
+      smallCompanyReports: SMALL,
+      largeCompanyReports: LARGE,
+      validateResponses: env.VALIDATE_RESPONSES ?? 'default',
+      databasePoolSize: env.DATABASE_POOL_SIZE ?? 'default',
+    },
+    serviceMemoryMb: { idleRss: idle.rss, peakRss: peakRssMb },
+    results: rows,
+    listP99Ratio1Mto1k: listSmall && listLarge ? listLarge / listSmall : null,
+    targets,
+    totalSec: (Date.now() - started) / 1000,
+  };
+  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
+
+  console.log('');
+  console.log(table(rows));
+  console.log('');
+  console.log(`service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB (includes the tsx loader); ` +
+    `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`);
+  for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
+  console.log(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${process.version}; ` +
+    `results in ${path.relative(process.cwd(), OUT) || OUT}; ${report.totalSec.toFixed(0)} s in all`);
+  if (cpuProfDir && existsSync(cpuProfDir)) console.log(`CPU profile written to ${cpuProfDir}`);
+}
+
+main()
+  .then(cleanUp)
+  .catch(async (err: unknown) => {
+    console.error(err);
+    await cleanUp();
+    process.exit(1);
+  });
