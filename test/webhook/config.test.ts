@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('webhook configuration', () => {
+  it('allows no private network and waits 10 s by default', () => {
+    const config = loadConfig({});
+    expect(config.webhookAllowedCidrs).to.deep.equal([]);
+    expect(config.webhookTimeoutMs).to.equal(10_000);
+  });
+
+  it('reads WEBHOOK_ALLOWED_CIDRS as comma-separated IPv4 and IPv6 CIDRs', () => {
+    const config = loadConfig({ WEBHOOK_ALLOWED_CIDRS: ' 127.0.0.1/32, 10.0.0.0/8,,fd00::/8 ' });
+    expect(config.webhookAllowedCidrs).to.deep.equal(['127.0.0.1/32', '10.0.0.0/8', 'fd00::/8']);
+  });
+
+  it('refuses an entry that is not a CIDR, naming the variable and the entry', () => {
+    for (const bad of ['127.0.0.1', '127.0.0.1/33', 'localhost/32', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_CIDRS: `192.168.0.0/16,${bad}` }), bad)
+        .to.throw(ConfigError, `WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${bad}" is not one`);
+    }
+  });
+
+  it('reads WEBHOOK_TIMEOUT_MS and refuses values that are not a sensible number of milliseconds', () => {
+    expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '2500' }).webhookTimeoutMs).to.equal(2500);
+    for (const bad of ['0', '99', '60001', '1.5', 'ten']) {
+      expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: bad }), bad).to.throw(ConfigError, /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000/);
+    }
+  });
+});
