@@ -1,19 +1,43 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Paths that could hold a secret; pino replaces them before anything is written. */
+/**
+ * Paths that could hold a secret (API keys, the application token, webhook secrets, credentials);
+ * pino replaces them before anything is written. Request lines carry no headers at all (see
+ * middleware/request-log.ts); these paths guard whatever else gets logged.
+ */
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',
   'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers["x-api-key"]',
+  'headers.authorization',
   'key',
   'apiKey',
   'appToken',
   'secret',
   'webhookSecret',
+  'password',
+  'databaseUrl',
+  '*.key',
+  '*.apiKey',
+  '*.appToken',
+  '*.secret',
+  '*.webhookSecret',
+  '*.password',
+  '*.databaseUrl',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+/**
+ * The one logger: JSON lines at `level` (LOG_LEVEL), to stdout unless a destination is given
+ * (tests pass a stream to read what was written).
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino({
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  }, destination);
 }

@@ -26,3 +26,8 @@ export function keyPrincipal(req: Request): KeyPrincipal {
   if (!principal) throw new Error('keyPrincipal() used on a route without requireApiKey');
   return principal;
 }
+
+/** The company of the request's API key, or undefined when none was accepted (for logs; never throws). */
+export function keyCompanyId(req: Request): string | undefined {
+  return principals.get(req)?.companyId;
+}

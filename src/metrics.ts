@@ -1,0 +1,62 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Pool } from './db/pool.js';
+import { routeTemplate } from './route-template.js';
+
+/** Process-wide metrics (one process, one registry): default process metrics, HTTP, webhooks. */
+const processRegistry = new Registry();
+collectDefaultMetrics({ register: processRegistry });
+
+const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [processRegistry],
+});
+
+const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time from receiving a request to the end of its response, by method, route template and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [processRegistry],
+});
+
+export type WebhookOutcome = 'sent' | 'failed';
+
+/**
+ * Webhook deliveries attempted, by outcome: `sent` (2xx) or `failed` (network error, timeout,
+ * non-2xx, refused address). The notifier calls `webhookDeliveries.inc({ outcome })` per attempt.
+ */
+export const webhookDeliveries = new Counter<'outcome'>({
+  name: 'webhook_deliveries_total',
+  help: 'Webhook deliveries attempted, by outcome (sent, failed).',
+  labelNames: ['outcome'] as const,
+  registers: [processRegistry],
+});
+// Both series exist from the start, so rate() and alerts work before the first failure.
+for (const outcome of ['sent', 'failed'] satisfies WebhookOutcome[]) webhookDeliveries.inc({ outcome }, 0);
+
+/** Counts and times every request by route template (never the raw path) when its response ends. */
+export const httpMetrics: RequestHandler = (req, res, next) => {
+  const end = httpDuration.startTimer();
+  res.once('close', () => {
+    // A response that never finished was cut off (client gone, shutdown timeout).
+    const labels = { method: req.method, route: routeTemplate(req), status: res.writableFinished ? String(res.statusCode) : 'aborted' };
+    httpRequests.inc(labels);
+    end(labels);
+  });
+  next();
+};
+
+/** The registry /metrics serves: the process-wide metrics plus gauges of this app's database pool. */
+export function metricsRegistry(pool: Pool): Registry {
+  const poolRegistry = new Registry();
+  const gauge = (name: string, help: string, read: () => number) => new Gauge({
+    name, help, registers: [poolRegistry], collect() { this.set(read()); },
+  });
+  gauge('db_pool_connections_in_use', 'Database connections checked out of the pool.', () => pool.totalCount - pool.idleCount);
+  gauge('db_pool_connections_idle', 'Open database connections waiting in the pool.', () => pool.idleCount);
+  gauge('db_pool_waiting_requests', 'Requests queued for a database connection because the pool is at its maximum.', () => pool.waitingCount);
+  return Registry.merge([processRegistry, poolRegistry]);
+}

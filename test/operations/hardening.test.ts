@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import express from 'express';
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, listen } from '../../src/http-server.js';
+import { api, newCompany, reportInput } from '../support/harness.js';
+
+describe('HTTP hardening', () => {
+  it('sends the security headers that apply to a JSON API, on answers and on errors, and no X-Powered-By', async () => {
+    const { key } = await newCompany();
+    for (const res of [await api().get('/auth').set('X-API-KEY', key).expect(200), await api().get('/nope').expect(404)]) {
+      expect(res.headers).to.include({
+        'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-resource-policy': 'same-origin',
+        'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      });
+      expect(res.headers).not.to.have.property('x-powered-by');
+    }
+  });
+
+  it('accepts a body up to 1 MiB and refuses a larger one with 413', async () => {
+    const { key } = await newCompany();
+    const body = (size: number) => {
+      const text = JSON.stringify(reportInput({ notes: '' }));
+      return text.replace('"notes":""', `"notes":"${'n'.repeat(size - text.length)}"`);
+    };
+    expect(Buffer.byteLength(body(1024 * 1024))).to.equal(1024 * 1024);
+    // Within the limit the body is read (and refused by the schema: notes are at most 100,000 characters).
+    const within = await api().post('/reports/new').set('X-API-KEY', key).type('json').send(body(1024 * 1024)).expect(400);
+    expect(within.body.error).to.match(/^notes /);
+    const over = await api().post('/reports/new').set('X-API-KEY', key).type('json').send(body(1024 * 1024 + 1)).expect(413);
+    expect(over.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
+  });
+
+  it('keeps idle connections longer than a load balancer does, and bounds headers and requests', async () => {
+    const server = await listen(express(), 0, '127.0.0.1');
+    try {
+      expect(server.keepAliveTimeout).to.equal(KEEP_ALIVE_TIMEOUT_MS).and.be.greaterThan(60_000);
+      expect(server.headersTimeout).to.equal(HEADERS_TIMEOUT_MS).and.be.greaterThan(server.keepAliveTimeout);
+      expect(server.requestTimeout).to.be.within(1, 60_000);
+    } finally {
+      server.close();
+    }
+  });
+});
