@@ -347,6 +347,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process is running and serving HTTP. It does not touch the database,
+         *     so a database outage makes instances unready (`/readyz`) rather than restarted.
+         */
+        get: operations["checkLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when the database is reachable and every migration in `db/migrations` has been
+         *     applied; 503 otherwise, within the database connection timeout. A load balancer sends traffic
+         *     only to ready instances.
+         */
+        get: operations["checkReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Metrics in the Prometheus text format, for a scraper holding the application token:
+         *     `http_requests_total` and `http_request_duration_seconds` (by `method`, `route` template and
+         *     `status`), `webhook_deliveries_total` (by `outcome`: `sent`, `failed`),
+         *     `db_pool_connections_in_use`, `db_pool_connections_idle`, `db_pool_waiting_requests`, and the
+         *     default Node.js process metrics (`process_*`, `nodejs_*`). Each process reports its own values.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     reportPublished: {
@@ -389,6 +456,11 @@ export interface components {
             /** @description A human-readable message naming what was wrong. */
             error: string;
         };
+        /** @description The answer of a health probe. */
+        OperationalStatus: {
+            /** @enum {string} */
+            status: "ok" | "ready";
+        };
         Ok: {
             /** @constant */
             result: "ok";
@@ -422,7 +494,7 @@ export interface components {
             clientPhones?: components["schemas"]["Phones"];
             /**
              * Format: date
-             * @description A calendar date, `YYYY-MM-DD` (`2026-02-30` is refused).
+             * @description A calendar date, `YYYY-MM-DD`, years 0001 to 9999 (`2026-02-30` is refused).
              * @example 2026-03-14
              */
             inspectionDate: string;
@@ -686,6 +758,20 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "database unavailable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description An unknown query parameter; these endpoints take none. */
+        OperationsBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unknown query parameter: verbose"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1475,6 +1561,100 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperationalStatus"];
+                };
+            };
+            400: components["responses"]["OperationsBadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database is reachable and up to date; the instance can take traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperationalStatus"];
+                };
+            };
+            400: components["responses"]["OperationsBadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            /** @description The database cannot be reached, or it lacks migrations (the message lists them). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current metrics of this process. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by method, route template and status.
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="POST",route="/reports/new",status="200"} 1027
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["OperationsBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
         };
     };
     reportPublished: {

@@ -180,7 +180,7 @@ export interface components {
             clientPhones?: components["schemas"]["Phones"];
             /**
              * Format: date
-             * @description A calendar date, `YYYY-MM-DD` (`2026-02-30` is refused).
+             * @description A calendar date, `YYYY-MM-DD`, years 0001 to 9999 (`2026-02-30` is refused).
              * @example 2026-03-14
              */
             inspectionDate: string;

@@ -1,13 +1,18 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import type { Pool } from './db/pool.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import type { Logger } from './logger.js';
+import { httpMetrics } from './metrics.js';
 import { requireApiKey } from './middleware/api-key.js';
 import { requireAppToken } from './middleware/app-token.js';
+import { databaseKeys, type KeyAuthenticator } from './store/api-key-cache.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
+import { requestLogger } from './middleware/request-log.js';
 import { openApiValidator } from './openapi.js';
 import { applicationRouter } from './routes/application.js';
 import { authRouter } from './routes/auth.js';
+import { operationsRouter } from './routes/operations.js';
 import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
 import type { Notifier } from './webhook/notifier.js';
@@ -20,17 +25,26 @@ export interface AppDeps {
   appToken: string;
   /** Delivers the reportPublished webhook (tests inject one that trusts their local receiver). */
   notifier: Notifier;
+  /** Where API keys are checked: an ApiKeyCache in servers; without one, the database on every request. */
+  apiKeys?: KeyAuthenticator;
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
-export function createApp({ db, logger, validateResponses, appToken, notifier }: AppDeps): Express {
+export function createApp({ db, logger, validateResponses, appToken, notifier, apiKeys }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
+  app.use(requestLogger(logger), httpMetrics);
+  // Headers for a JSON API: nothing may be framed, run or loaded from these responses (/docs sets its own CSP).
+  app.use(helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  }));
+
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter());
-  app.use(['/auth', '/reports'], requireApiKey(db));
+  app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)));
   app.use('/internal', requireAppToken(appToken));
   app.use(express.json({ limit: '1mb' }));
   app.use(rejectNulCharacters);
@@ -39,6 +53,7 @@ export function createApp({ db, logger, validateResponses, appToken, notifier }:
   app.use(authRouter());
   app.use(reportsRouter(db));
   app.use(applicationRouter(db, notifier));
+  app.use(operationsRouter(db, appToken));
 
   app.use(unknownRoute);
   app.use(errorHandler(logger));

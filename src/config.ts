@@ -9,6 +9,16 @@ export interface Config {
   /** Required with DATABASE_URL; generated and kept under `.data/` with the embedded default. */
   readonly appToken: string | undefined;
   readonly logLevel: string;
+  /** Direct connection for migrations (their advisory lock needs a session; PgBouncer's transaction mode has none). */
+  readonly migrationDatabaseUrl: string | undefined;
+  /** Connections each process keeps to PostgreSQL at most. */
+  readonly databasePoolMax: number;
+  /** How long a request waits for a database connection before it fails with 503. */
+  readonly databaseConnectTimeoutMs: number;
+  /** Server-side limit per SQL statement; 0 sends none (set it on the role instead behind PgBouncer). */
+  readonly databaseStatementTimeoutMs: number;
+  /** How long SIGTERM/SIGINT wait for requests in flight before cutting them off. */
+  readonly shutdownTimeoutMs: number;
   /** Validate every response against openapi.yaml (on in tests and by default). */
   readonly validateResponses: boolean;
   /** Networks webhook receivers may be in despite the SSRF guard (local testing only); empty by default. */
@@ -52,18 +62,26 @@ function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
   return entries;
 }
 
+function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name] || undefined;
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(databaseUrl);
-    } catch {
-      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
-    }
-    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
-    }
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL');
+  const migrationDatabaseUrl = postgresUrl(env, 'DATABASE_MIGRATION_URL');
+  if (migrationDatabaseUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_MIGRATION_URL is only used together with DATABASE_URL');
   }
   const appToken = env.APP_TOKEN || undefined;
   if (databaseUrl !== undefined && appToken === undefined) {
@@ -83,6 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     appToken,
     logLevel,
+    migrationDatabaseUrl,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

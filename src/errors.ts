@@ -138,7 +138,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const httpError = toHttpError(err, req);
     if (httpError.status >= 500) {
-      logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+      // req.log (pino-http) carries the request id, so this line pairs with the request's own line.
+      (req.log ?? logger).error({ err, method: req.method, url: req.originalUrl }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();

