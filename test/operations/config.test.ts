@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createPool } from '../../src/db/pool.js';
+import { APP_TOKEN, databaseUrl } from '../support/harness.js';
+
+const base = { DATABASE_URL: 'postgres://pgbouncer.internal:6432/intake', APP_TOKEN };
+
+describe('operational configuration', () => {
+  it('has defaults for the database pool, its timeouts and the shutdown timeout', () => {
+    expect(loadConfig(base)).to.include({
+      migrationDatabaseUrl: undefined,
+      databasePoolMax: 10,
+      databaseConnectTimeoutMs: 5000,
+      databaseStatementTimeoutMs: 15000,
+      shutdownTimeoutMs: 10000,
+    });
+  });
+
+  it('reads them from the environment, a statement timeout of 0 included', () => {
+    const config = loadConfig({
+      ...base,
+      DATABASE_MIGRATION_URL: 'postgresql://db.internal:5432/intake',
+      DATABASE_POOL_MAX: '25',
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '25000',
+    });
+    expect(config).to.include({
+      migrationDatabaseUrl: 'postgresql://db.internal:5432/intake',
+      databasePoolMax: 25,
+      databaseConnectTimeoutMs: 2000,
+      databaseStatementTimeoutMs: 0,
+      shutdownTimeoutMs: 25000,
+    });
+  });
+
+  it('refuses bad values, naming the variable', () => {
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be an integer from 1 to 1000/],
+      [{ DATABASE_CONNECT_TIMEOUT_MS: '5s' }, /^DATABASE_CONNECT_TIMEOUT_MS /],
+      [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, /^DATABASE_STATEMENT_TIMEOUT_MS /],
+      [{ SHUTDOWN_TIMEOUT_MS: '1e4' }, /^SHUTDOWN_TIMEOUT_MS /],
+      [{ DATABASE_MIGRATION_URL: 'mysql://db/intake' }, /^DATABASE_MIGRATION_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ];
+    for (const [env, message] of refused) {
+      expect(() => loadConfig({ ...base, ...env }), JSON.stringify(env)).to.throw(ConfigError, message);
+    }
+    expect(() => loadConfig({ DATABASE_MIGRATION_URL: 'postgres://db/intake' }))
+      .to.throw(ConfigError, 'DATABASE_MIGRATION_URL is only used together with DATABASE_URL');
+  });
+
+  it('sets the statement timeout on every connection of the pool, and none for 0 (PgBouncer)', async () => {
+    for (const [statementTimeoutMillis, expected] of [[2500, '2500ms'], [0, '0']] as const) {
+      const db = createPool({ connectionString: databaseUrl(), statementTimeoutMillis });
+      try {
+        const { rows } = await db.query<{ statement_timeout: string }>('SHOW statement_timeout');
+        expect(rows[0]!.statement_timeout).to.equal(expected);
+      } finally {
+        await db.end();
+      }
+    }
+  });
+});
