@@ -1,0 +1,113 @@
+/**
+ * Operator commands over the application API of a running service (the same calls the inspection
+ * application makes), so they follow every rule the service enforces:
+ *
+ *   npm run admin -- <command> [arguments]      (npm run admin -- help lists them)
+ *
+ * API_URL is the service (default http://127.0.0.1:3000). APP_TOKEN is the application token; with
+ * the embedded default it is read from .data/credentials.json, where `npm start` keeps it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import createClient from 'openapi-fetch';
+import type { paths } from '../generated/api.js';
+
+const CREDENTIALS_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data/credentials.json');
+
+const USAGE = `Usage: npm run admin -- <command> [arguments]
+
+  create-company <name>                          → {id, name}
+  add-inspector <companyId> <name> <email>       → {id, name, email}
+  create-key <companyId>                         → {id, key, prefix, createdAt}  (the key is shown only now)
+  list-keys <companyId>
+  revoke-key <companyId> <keyId>
+  set-webhook <companyId> <https-url>            → {url, secret}  (a new secret every time)
+  integration <companyId>                        → {active, webhookUrl, secret, keys}
+  revoke-integration <companyId>                 (deletes every key and the webhook address)
+  start <companyId> <reportId>
+  publish <companyId> <reportId> <publishedUrl> [--no-notify]
+  deliveries <companyId> [limit]                 (the webhook delivery log, newest first)
+
+Environment: API_URL (default http://127.0.0.1:3000), APP_TOKEN (default: .data/credentials.json).`;
+
+class UsageError extends Error {}
+
+function appToken(): string {
+  if (process.env.APP_TOKEN) return process.env.APP_TOKEN;
+  if (existsSync(CREDENTIALS_FILE)) {
+    return (JSON.parse(readFileSync(CREDENTIALS_FILE, 'utf8')) as { appToken: string }).appToken;
+  }
+  throw new UsageError('no application token: set APP_TOKEN (or start the service once with `npm start`)');
+}
+
+type Client = ReturnType<typeof createClient<paths>>;
+type Result = { data?: unknown; error?: unknown; response: Response };
+type Command = (client: Client, args: string[]) => Promise<Result>;
+
+const company = (companyId: string) => ({ params: { path: { companyId } } });
+const report = (companyId: string, reportId: string) => ({ params: { path: { companyId, reportId } } });
+
+/** Each command: its arity (required arguments) and the one request it makes. */
+const COMMANDS: Record<string, [number, Command]> = {
+  'create-company': [1, (c, [name]) => c.POST('/internal/companies', { body: { name: name! } })],
+  'add-inspector': [3, (c, [id, name, email]) => c.POST('/internal/companies/{companyId}/users', { ...company(id!), body: { name: name!, email: email! } })],
+  'create-key': [1, (c, [id]) => c.POST('/internal/companies/{companyId}/api-keys', company(id!))],
+  'list-keys': [1, (c, [id]) => c.GET('/internal/companies/{companyId}/api-keys', company(id!))],
+  'revoke-key': [2, (c, [id, keyId]) => c.DELETE('/internal/companies/{companyId}/api-keys/{keyId}', { params: { path: { companyId: id!, keyId: keyId! } } })],
+  'set-webhook': [2, (c, [id, url]) => c.PUT('/internal/companies/{companyId}/webhook', { ...company(id!), body: { url: url! } })],
+  integration: [1, (c, [id]) => c.GET('/internal/companies/{companyId}/integration', company(id!))],
+  'revoke-integration': [1, (c, [id]) => c.DELETE('/internal/companies/{companyId}/integration', company(id!))],
+  start: [2, (c, [id, reportId]) => c.POST('/internal/companies/{companyId}/reports/{reportId}/start', report(id!, reportId!))],
+  publish: [3, (c, [id, reportId, publishedUrl, flag]) => {
+    if (flag !== undefined && flag !== '--no-notify') throw new UsageError(`unknown option ${flag}`);
+    return c.POST('/internal/companies/{companyId}/reports/{reportId}/publish', {
+      ...report(id!, reportId!),
+      body: { publishedUrl: publishedUrl!, notifyIntegration: flag !== '--no-notify' },
+    });
+  }],
+  deliveries: [1, (c, [id, limit]) => c.GET('/internal/companies/{companyId}/webhook-deliveries', {
+    params: { path: { companyId: id! }, query: limit === undefined ? {} : { limit: Number(limit) } },
+  })],
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  const [arity, run] = command;
+  if (args.length < arity) throw new UsageError(`${name} needs ${arity} argument(s)`);
+
+  const client = createClient<paths>({
+    baseUrl: process.env.API_URL || 'http://127.0.0.1:3000',
+    headers: { Authorization: `Bearer ${appToken()}` },
+  });
+  const { data, error, response } = await run(client, args);
+  if (!response.ok) {
+    const message = (error as { error?: string } | undefined)?.error ?? response.statusText;
+    console.error(`Error ${response.status}: ${message}`);
+    return 1;
+  }
+  console.log(response.status === 204 ? 'done' : JSON.stringify(data, null, 2));
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\n\n${USAGE}`);
+    } else {
+      // fetch() fails with "fetch failed" and the network error as its cause.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      console.error(err instanceof TypeError && cause
+        ? `cannot reach the service at ${process.env.API_URL || 'http://127.0.0.1:3000'} (${cause.code ?? cause.message}): is it running (npm start)?`
+        : `failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,78 @@
+/**
+ * A webhook receiver to try publishing locally, and an example of verifying the signature:
+ * HTTPS on 127.0.0.1 with a self-signed certificate kept in .data/webhook-receiver/.
+ *
+ *   npm run webhook-receiver -- init                       writes the certificate (once) and says how to trust it
+ *   WEBHOOK_SECRET=whsec_... npm run webhook-receiver      listens, verifies each request, prints it
+ *
+ * RECEIVER_PORT changes the port (default 4443).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from 'selfsigned';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data/webhook-receiver');
+const CERT = path.join(DIR, 'cert.pem');
+const KEY = path.join(DIR, 'key.pem');
+const PORT = Number(process.env.RECEIVER_PORT || 4443);
+
+async function ensureCertificate(): Promise<void> {
+  if (existsSync(CERT) && existsSync(KEY)) return;
+  await mkdir(DIR, { recursive: true });
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  });
+  await writeFile(KEY, pems.private, { mode: 0o600 });
+  await writeFile(CERT, pems.cert);
+}
+
+async function main(): Promise<void> {
+  await ensureCertificate();
+  const secret = process.env.WEBHOOK_SECRET;
+  if (process.argv[2] === 'init' || !secret) {
+    console.log([
+      `Certificate: ${path.relative(process.cwd(), CERT)}`,
+      'Start the service trusting it and allowing this loopback receiver:',
+      `  NODE_EXTRA_CA_CERTS=${path.relative(process.cwd(), CERT)} WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 npm start`,
+      `Set the webhook address https://127.0.0.1:${PORT}/webhook (npm run admin -- set-webhook ...), then:`,
+      '  WEBHOOK_SECRET=<the whsec_ secret it printed> npm run webhook-receiver',
+    ].join('\n'));
+    return;
+  }
+  const webhook = new Webhook(secret);
+  const seen = new Set<string>();
+  const server = createServer({ key: await readFile(KEY), cert: await readFile(CERT) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      // Verify the raw body exactly as received, before parsing it.
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        const report = webhook.verify(body, req.headers as Record<string, string>) as { id: string; publishedUrl: string };
+        const id = String(req.headers['webhook-id']);
+        const repeat = seen.has(id) ? ' (a retry of a message already received: de-duplicate on webhook-id)' : '';
+        seen.add(id);
+        console.log(`✔ verified ${id}${repeat}: report ${report.id} published at ${report.publishedUrl}`);
+        console.log(JSON.stringify(report, null, 2));
+        res.writeHead(204).end();
+      } catch (err) {
+        const why = err instanceof WebhookVerificationError ? err.message : String(err);
+        console.log(`✘ refused a request whose signature does not verify: ${why}`);
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('signature does not verify');
+      }
+    });
+  });
+  server.listen(PORT, '127.0.0.1', () => console.log(`Receiving webhooks on https://127.0.0.1:${PORT}/webhook (Ctrl-C stops)`));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
