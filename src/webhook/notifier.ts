@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import got, { TimeoutError, type Got } from 'got';
+import { webhookDeliveries } from '../metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
 import { signedHeaders } from './signing.js';
 
@@ -55,6 +56,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const started = performance.now();
       const outcome = await send(client, message, attemptedAt)
         .catch((err: unknown) => ({ httpStatus: null, error: describeFailure(err, options.timeoutMs), responseExcerpt: '' }));
+      webhookDeliveries.inc({ outcome: outcome.error === '' ? 'sent' : 'failed' });
       return { attemptedAt, durationMs: Math.round(performance.now() - started), ...outcome };
     },
   };

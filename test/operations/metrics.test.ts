@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
-import { webhookDeliveries } from '../../src/metrics.js';
+import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, app, appDeps, databaseUrl, newCompany } from '../support/harness.js';
+import { HttpsReceiver } from '../support/https-receiver.js';
 
 const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
 
@@ -49,9 +50,22 @@ describe('GET /metrics', () => {
     const before = await scrape();
     expect(before).to.match(/^webhook_deliveries_total\{outcome="sent"\} \d+$/m);
     expect(before).to.match(/^webhook_deliveries_total\{outcome="failed"\} \d+$/m);
-    webhookDeliveries.inc({ outcome: 'failed' });
+
+    const receiver = await HttpsReceiver.start();
+    try {
+      receiver.on('/ok', { status: 204 });
+      receiver.on('/broken', { status: 500 });
+      const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] });
+      const message = { secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`, webhookId: 'msg_metrics', payload: '{}' };
+      for (const path of ['/ok', '/broken', '/broken']) await notifier.deliver({ ...message, url: receiver.url(path) });
+    } finally {
+      await receiver.stop();
+    }
+
     const after = await scrape();
-    expect(sample(after, 'webhook_deliveries_total', { outcome: 'failed' }) - sample(before, 'webhook_deliveries_total', { outcome: 'failed' })).to.equal(1);
+    const delta = (outcome: string) =>
+      sample(after, 'webhook_deliveries_total', { outcome }) - sample(before, 'webhook_deliveries_total', { outcome });
+    expect([delta('sent'), delta('failed')]).to.deep.equal([1, 2]);
   });
 
   it("reports the database pool's connections in use, idle, and requests waiting", async () => {
