@@ -1,10 +1,14 @@
+import http from 'node:http';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
+import { listen } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
+import { waitUntilBlocked } from '../support/locks.js';
 import { captureLogs, type LogEntry } from '../support/logs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -69,6 +73,37 @@ describe('request logs', () => {
     const { companyId } = await newCompany();
     await api(app).get(`/internal/companies/${companyId}/integration`).set('Authorization', `Bearer ${APP_TOKEN}`).expect(200);
     expect(requestLines(logs.entries())[0]).to.include({ route: '/internal/companies/{companyId}/integration', companyId });
+  });
+
+  it('marks a request the caller gave up on as aborted, in its log line and in the metrics', async () => {
+    const logs = captureLogs('info');
+    const server = await listen(createApp(appDeps(pool(), { logger: logs.logger })), 0, '127.0.0.1');
+    const { key, companyId } = await newCompany();
+    const restId = unique('abandoned');
+    await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId })).expect(200);
+    const locker = await pool().connect();
+    try {
+      // The test holds the report's row, so the update waits in the database until the caller hangs up.
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [companyId, restId]);
+      const request = http.request({
+        port: (server.address() as net.AddressInfo).port, host: '127.0.0.1', method: 'POST', path: '/reports/new',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+      });
+      request.on('error', () => undefined);
+      request.end(JSON.stringify(reportInput({ restId })));
+      expect(await waitUntilBlocked(pool(), 'INSERT INTO reports')).to.equal(true);
+      request.destroy();
+      for (let i = 0; i < 200 && requestLines(logs.entries()).length === 0; i++) await sleep(25);
+    } finally {
+      await locker.query('COMMIT');
+      locker.release();
+      server.close();
+    }
+    expect(requestLines(logs.entries())).to.have.length(1);
+    expect(requestLines(logs.entries())[0]).to.include({ method: 'POST', route: '/reports/new', companyId, aborted: true });
+    const metrics = await api().get('/metrics').set('Authorization', `Bearer ${APP_TOKEN}`).expect(200);
+    expect(metrics.text).to.match(/^http_requests_total\{method="POST",route="\/reports\/new",status="aborted"\} [1-9]/m);
   });
 
   it('generates an X-Request-Id when the caller sends none and echoes it on the response', async () => {

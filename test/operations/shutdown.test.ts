@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { APP_TOKEN, api, databaseUrl, newCompany, pool, reportInput, unique } from '../support/harness.js';
+import { waitUntilBlocked } from '../support/locks.js';
 import type { LogEntry } from '../support/logs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -87,16 +87,8 @@ describe('graceful shutdown of a real server process', function () {
         .send(reportInput({ restId, notes: 'sent before SIGTERM' })).then((res) => res);
       let answered: { status: number; text: string } | undefined;
       void slow.then((res) => { answered = res; }, () => undefined);
-      let waiting = false;
-      for (let i = 0; i < 300 && !waiting && !answered; i++) {
-        const { rows } = await pool().query(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO reports%' AND pid <> $1`,
-          [(locker as unknown as { processID: number }).processID]);
-        waiting = rows.length > 0;
-        if (!waiting) await sleep(50);
-      }
-      const connections = (await pool().query('SELECT count(*)::int AS n FROM pg_stat_activity')).rows[0].n;
-      expect(waiting, `the request waits for the lock (answered: ${answered?.status} ${answered?.text}; ${connections} connections)`).to.equal(true);
+      const waiting = await waitUntilBlocked(pool(), 'INSERT INTO reports', () => answered !== undefined);
+      expect(waiting, `the request waits for the lock (it answered ${answered?.status} ${answered?.text})`).to.equal(true);
 
       running.child.kill('SIGTERM');
       await running.logged(/^shutting down/);
