@@ -1,7 +1,8 @@
 -- Server processes cache API keys (hash → company). Revoking a key is deleting it (one key, the whole
--- integration, or a company by cascade), so the database itself announces every deletion (and any
--- change of what a key stands for) on channel api_key_revoked, delivered to every listening process
--- when the transaction commits.
+-- integration, or a company by cascade), so the database itself announces every deletion and every
+-- change of a key row on channel api_key_revoked, delivered to every listening process when the
+-- transaction commits. Changes include last_used_at (written at most once a minute per key): a
+-- process then reads the key afresh, which keeps the once-a-minute rule in the database's hands.
 -- The payload is the key's SHA-256 in hex (never the key); '*' means "forget every key" (TRUNCATE).
 CREATE FUNCTION notify_api_key_revoked() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -16,7 +17,7 @@ END;
 $$;
 
 CREATE TRIGGER api_keys_notify_revoked
-  AFTER DELETE OR UPDATE OF key_hash, company_id, integration_id ON api_keys
+  AFTER DELETE OR UPDATE ON api_keys
   FOR EACH ROW EXECUTE FUNCTION notify_api_key_revoked();
 
 CREATE TRIGGER api_keys_notify_truncated

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
-import type { Pool } from '../db/pool.js';
 import { badRequest } from '../errors.js';
-import { authenticate, type KeyPrincipal } from '../store/api-keys.js';
+import type { KeyAuthenticator } from '../store/api-key-cache.js';
+import type { KeyPrincipal } from '../store/api-keys.js';
 
 const principals = new WeakMap<Request, KeyPrincipal>();
 
@@ -9,11 +9,11 @@ const principals = new WeakMap<Request, KeyPrincipal>();
  * Requires a valid X-API-KEY. The description asks for 400 (not 401) for a missing or invalid key,
  * so this runs before the OpenAPI validator, whose own security check would answer 401.
  */
-export function requireApiKey(db: Pool): RequestHandler {
+export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
   return async (req, _res, next) => {
     const key = req.get('x-api-key');
     if (key === undefined || key.trim() === '') throw badRequest('missing X-API-KEY header');
-    const principal = key.length <= 200 ? await authenticate(db, key.trim()) : undefined;
+    const principal = key.length <= 200 ? await keys.authenticate(key.trim()) : undefined;
     if (!principal) throw badRequest('invalid API key');
     principals.set(req, principal);
     next();

@@ -4,6 +4,7 @@ import type { Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logger.js';
+import { ApiKeyCache } from '../../src/store/api-key-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { addUser, createCompany } from '../../src/store/companies.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
@@ -13,6 +14,7 @@ import { startTestDatabase, type TestDatabase } from './database.js';
 let database: TestDatabase | undefined;
 let sharedPool: Pool | undefined;
 let sharedApp: Express | undefined;
+const keyCaches: ApiKeyCache[] = [];
 
 /** Mocha global fixtures: one PostgreSQL for the whole run. */
 export async function mochaGlobalSetup(): Promise<void> {
@@ -20,6 +22,7 @@ export async function mochaGlobalSetup(): Promise<void> {
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
+  await Promise.all(keyCaches.map((cache) => cache.close()));
   await sharedPool?.end();
   await database?.stop();
 }
@@ -36,7 +39,7 @@ export function pool(): Pool {
 /** The application token of the test apps (Authorization: Bearer for /internal). */
 export const APP_TOKEN = 'test-app-token-0123456789abcdef0123456789';
 
-/** The dependencies of a test app: silent logs, responses validated, the default (guarded) notifier. */
+/** The dependencies of a test app: silent logs, responses validated, the default (guarded) notifier, a key cache. */
 export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
   return {
     db,
@@ -45,7 +48,15 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     appToken: APP_TOKEN,
     notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000 }),
     ...overrides,
+    // Test apps cache API keys as servers do (one LISTEN connection each), so every test runs through the cache.
+    apiKeys: overrides.apiKeys ?? keyCache(db),
   };
+}
+
+function keyCache(db: Pool): ApiKeyCache {
+  const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
+  keyCaches.push(cache);
+  return cache;
 }
 
 /** A fresh app on its own pool: a second server process sharing the database. */
