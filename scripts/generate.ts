@@ -17,7 +17,7 @@ const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const check = process.argv.includes('--check');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'intake-gen-'));
 
-/** Runs a CLI of node_modules/.bin quietly; on failure prints its stderr and exits. */
+/** Runs a CLI of node_modules/.bin quietly; on failure throws with its stderr. */
 function run(command: string, args: string[], cwd = root): void {
   try {
     execFileSync(bin(command), args, {
@@ -26,8 +26,9 @@ function run(command: string, args: string[], cwd = root): void {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
   } catch (err) {
-    console.error(`${command} ${args.join(' ')} failed:\n${String((err as { stderr?: Buffer }).stderr ?? err)}`);
-    process.exit(1);
+    throw new Error(`${command} ${args.join(' ')} failed:\n${String((err as { stderr?: Buffer }).stderr ?? err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -53,6 +54,9 @@ try {
     for (const file of stale) writeFileSync(path.join(root, 'generated', file), readFileSync(out(file)));
     console.log(stale.length > 0 ? `updated generated/${stale.join(', generated/')}` : 'generated/ is up to date');
   }
+} catch (err) {
+  console.error((err as Error).message);
+  process.exitCode = 1;
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
