@@ -36,7 +36,8 @@ const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
  * One query reads a report with its inspectors and invoice items (no N+1): the lateral joins run
- * once per returned row.
+ * once per returned row. The reads are named (prepared once per connection): planning this query
+ * costs PostgreSQL more than running it for one page, and its generic plan is the same index scans.
  */
 const SELECT_REPORTS = `
   SELECT r.id, r.address, r.client_names, r.client_emails, r.client_phones,
@@ -94,7 +95,11 @@ export const isReportId = (id: string): boolean => UUID.test(id);
 /** The company's report, or undefined: unknown, malformed and other companies' ids look the same. */
 export async function findForCompany(db: Queryable, companyId: string, id: string): Promise<Report | undefined> {
   if (!isReportId(id)) return undefined;
-  const { rows } = await db.query<ReportRow>(`${SELECT_REPORTS} WHERE r.company_id = $1 AND r.id = $2`, [companyId, id]);
+  const { rows } = await db.query<ReportRow>({
+    name: 'report-by-id',
+    text: `${SELECT_REPORTS} WHERE r.company_id = $1 AND r.id = $2`,
+    values: [companyId, id],
+  });
   return rows[0] && toReport(rows[0]);
 }
 
@@ -138,9 +143,13 @@ export async function listForCompany(db: Queryable, companyId: string, { limit, 
     where.push(`r.rest_id = $${params.length}`);
   }
   params.push(limit + 1);
-  const { rows } = await db.query<ReportRow>(
-    `${SELECT_REPORTS} WHERE ${where.join(' AND ')}
-      ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $${params.length}`, params);
+  const { rows } = await db.query<ReportRow>({
+    // One prepared statement per shape of the query (its text depends only on which filters are given).
+    name: `reports-page${after ? '-after' : ''}${restId !== undefined ? '-rest-id' : ''}`,
+    text: `${SELECT_REPORTS} WHERE ${where.join(' AND ')}
+      ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $${params.length}`,
+    values: params,
+  });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const next = rows.length > limit && last
@@ -167,20 +176,13 @@ const LIST_COLUMNS = {
   clientPhones: 'client_phones',
 } as const satisfies Partial<Record<keyof ReportInput, string>>;
 
-/** The users named by inspectorEmails, in order, each once; 400 listing any address that is not a user. */
-async function resolveInspectors(db: Queryable, companyId: string, value: ReportInput['inspectorEmails']): Promise<string[]> {
+/** inspectorEmails as the addresses to match, lower-cased, in order, each once. */
+function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
   const wanted: string[] = [];
   for (const email of toList(value)) {
     if (!wanted.includes(email.toLowerCase())) wanted.push(email.toLowerCase());
   }
-  if (wanted.length === 0) return [];
-  const { rows } = await db.query<{ id: string; email: string }>(
-    'SELECT id, lower(email) AS email FROM users WHERE company_id = $1 AND lower(email) = ANY($2::text[])',
-    [companyId, wanted]);
-  const byEmail = new Map(rows.map((u) => [u.email, u.id]));
-  const unknown = wanted.filter((e) => !byEmail.has(e));
-  if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
-  return wanted.map((e) => byEmail.get(e)!);
+  return wanted;
 }
 
 function parseInvoiceItems(value: ReportInput['invoiceItems']) {
@@ -191,20 +193,33 @@ function parseInvoiceItems(value: ReportInput['invoiceItems']) {
   });
 }
 
-async function replaceInspectors(db: Queryable, companyId: string, reportId: string, userIds: string[]) {
-  await db.query('DELETE FROM report_inspectors WHERE company_id = $1 AND report_id = $2', [companyId, reportId]);
-  await db.query(
-    `INSERT INTO report_inspectors (company_id, report_id, position, user_id)
-     SELECT $1, $2, u.ord, u.id FROM unnest($3::uuid[]) WITH ORDINALITY AS u(id, ord)`,
-    [companyId, reportId, userIds]);
+type InvoiceItems = ReturnType<typeof parseInvoiceItems>;
+
+/** On update: the child rows that the input replaces go first (a separate statement: see below). */
+async function deleteChildren(db: Queryable, companyId: string, reportId: string, inspectors: boolean, items: boolean) {
+  await db.query({
+    name: 'report-children-delete',
+    text: `WITH i AS (DELETE FROM report_inspectors WHERE $3::boolean AND company_id = $1 AND report_id = $2),
+                v AS (DELETE FROM report_invoice_items WHERE $4::boolean AND company_id = $1 AND report_id = $2)
+           SELECT 1`,
+    values: [companyId, reportId, inspectors, items],
+  });
 }
 
-async function replaceInvoiceItems(db: Queryable, companyId: string, reportId: string, items: ReturnType<typeof parseInvoiceItems>) {
-  await db.query('DELETE FROM report_invoice_items WHERE company_id = $1 AND report_id = $2', [companyId, reportId]);
-  await db.query(
-    `INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
-     SELECT $1, $2, i.ord, i.description, i.price FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS i(description, price, ord)`,
-    [companyId, reportId, items.map((i) => i.description), items.map((i) => i.priceCents)]);
+async function insertChildren(db: Queryable, companyId: string, reportId: string, userIds: string[], items: InvoiceItems) {
+  await db.query({
+    name: 'report-children-insert',
+    text: `WITH i AS (
+             INSERT INTO report_inspectors (company_id, report_id, position, user_id)
+             SELECT $1, $2, u.ord, u.id FROM unnest($3::uuid[]) WITH ORDINALITY AS u(id, ord)
+           ), v AS (
+             INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
+             SELECT $1, $2, i.ord, i.description, i.price
+               FROM unnest($4::text[], $5::bigint[]) WITH ORDINALITY AS i(description, price, ord)
+           )
+           SELECT 1`,
+    values: [companyId, reportId, userIds, items.map((i) => i.description), items.map((i) => i.priceCents)],
+  });
 }
 
 export interface Origin {
@@ -224,11 +239,9 @@ export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportIn
   if (clientNames.length === 0) throw badRequest('clientNames must contain at least one non-blank name');
   const invoiceItems = input.invoiceItems === undefined ? undefined : parseInvoiceItems(input.invoiceItems);
 
-  return withTransaction(pool, async (db) => {
-    const inspectorIds = input.inspectorEmails === undefined
-      ? undefined
-      : await resolveInspectors(db, origin.companyId, input.inspectorEmails);
+  const inspectors = wantedInspectors(input.inspectorEmails);
 
+  return withTransaction(pool, async (db) => {
     const columns: string[] = [];
     const values: unknown[] = [];
     const updated: string[] = [];
@@ -255,19 +268,49 @@ export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportIn
       const value = input[field as keyof typeof TEXT_COLUMNS];
       if (value !== undefined) set(column, field === 'agentEmail' ? value.trim() : value);
     }
+    const n = values.length;
+    const items = invoiceItems ?? [];
 
-    const { rows } = await db.query<{ id: string; created: boolean }>(
-      `INSERT INTO reports (${columns.join(', ')})
-       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
-          SET ${[...updated.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = clock_timestamp()'].join(', ')}
-        WHERE reports.status <> 'published'
-       RETURNING id, (xmax = 0) AS created`, values);
-    const row = rows[0];
-    if (!row) throw conflict(`report with restId ${input.restId} is published and can no longer be updated`);
+    // One statement: match the inspectors, write the report only if all of them are users, and for a
+    // new report also its child rows. An updated report's child rows are replaced by two more
+    // statements: deleting and inserting the same keys in one statement is not reliably ordered.
+    const { rows } = await db.query<{ id: string | null; created: boolean | null; found: string[]; found_ids: string[] }>(
+      `WITH wanted AS (
+         SELECT w.email, w.ord FROM unnest($${n + 1}::text[]) WITH ORDINALITY AS w(email, ord)
+       ), found AS (
+         SELECT w.email, w.ord, u.id FROM wanted w JOIN users u ON u.company_id = $1 AND lower(u.email) = w.email
+       ), r AS (
+         INSERT INTO reports (${columns.join(', ')})
+         SELECT ${columns.map((_, i) => `$${i + 1}`).join(', ')}
+          WHERE (SELECT count(*) FROM found) = cardinality($${n + 1}::text[])
+         ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
+            SET ${[...updated.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = clock_timestamp()'].join(', ')}
+          WHERE reports.status <> 'published'
+         RETURNING id, (xmax = 0) AS created
+       ), i AS (
+         INSERT INTO report_inspectors (company_id, report_id, position, user_id)
+         SELECT $1, r.id, f.ord, f.id FROM r, found f WHERE r.created
+       ), v AS (
+         INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
+         SELECT $1, r.id, t.ord, t.description, t.price
+           FROM r, unnest($${n + 2}::text[], $${n + 3}::bigint[]) WITH ORDINALITY AS t(description, price, ord)
+          WHERE r.created
+       )
+       SELECT r.id, r.created,
+              ARRAY(SELECT email FROM found ORDER BY ord) AS found,
+              ARRAY(SELECT id FROM found ORDER BY ord) AS found_ids
+         FROM (SELECT 1) AS one LEFT JOIN r ON true`,
+      [...values, inspectors, items.map((i) => i.description), items.map((i) => i.priceCents)]);
+    const row = rows[0]!;
+    const unknown = inspectors.filter((e) => !row.found.includes(e));
+    if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
+    if (row.id === null) throw conflict(`report with restId ${input.restId} is published and can no longer be updated`);
 
-    if (inspectorIds) await replaceInspectors(db, origin.companyId, row.id, inspectorIds);
-    if (invoiceItems) await replaceInvoiceItems(db, origin.companyId, row.id, invoiceItems);
-    return row;
+    const replaceInspectors = input.inspectorEmails !== undefined;
+    if (!row.created && (replaceInspectors || invoiceItems)) {
+      await deleteChildren(db, origin.companyId, row.id, replaceInspectors, invoiceItems !== undefined);
+      await insertChildren(db, origin.companyId, row.id, replaceInspectors ? row.found_ids : [], items);
+    }
+    return { id: row.id, created: row.created === true };
   });
 }
