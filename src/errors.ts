@@ -28,7 +28,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
   const message = (err as { message?: unknown }).message;
   return typeof message === 'string' &&
-    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED)/i.test(message);
+    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|is not queryable)/i.test(message);
 }
 
 interface ValidatorItem { path?: string; message?: string; errorCode?: string }

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
+import { toHttpError } from '../../src/errors.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { MIGRATIONS_DIR, runMigrations } from '../../src/db/migrate.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
@@ -79,26 +80,49 @@ describe('database faults', function () {
   });
 
   it('leaves nothing half-written when the database goes away in the middle of a write', async () => {
-    // Hold the invoice items table, so the write stops after inserting the report row, inside its transaction.
+    const restId = unique('half');
+    const created = await api(app).post('/reports/new').set('X-API-KEY', key)
+      .send(reportInput({ restId, notes: 'original', invoiceItems: ['Home inspection: $450'] })).expect(200);
+    const before = await api(app).get(`/reports/${created.body.id}`).set('X-API-KEY', key).expect(200);
+
+    // Hold the report's invoice item rows: the update writes the report row, then waits to replace them.
     const blocker = new pg.Client({ connectionString: database.url });
     blocker.on('error', () => undefined);
     await blocker.connect();
     await blocker.query('BEGIN');
-    await blocker.query('LOCK TABLE report_invoice_items IN ACCESS EXCLUSIVE MODE');
-    const restId = unique('half');
-    const write = api(app).post('/reports/new').set('X-API-KEY', key)
-      .send(reportInput({ restId, invoiceItems: ['Home inspection: $450'] })).then((res) => res);
+    await blocker.query('SELECT 1 FROM report_invoice_items WHERE report_id = $1 FOR UPDATE', [created.body.id]);
+    const update = api(app).post('/reports/new').set('X-API-KEY', key)
+      .send(reportInput({ restId, notes: 'changed', invoiceItems: ['Radon test: $150'] })).then((res) => res);
 
     const watcher = new pg.Client({ connectionString: database.url });
     await watcher.connect();
-    const blocked = await waitUntilBlocked(watcher, 'DELETE FROM report_invoice_items').finally(() => watcher.end());
-    expect(blocked, 'the write reached the invoice items inside its transaction').to.equal(true);
+    const blocked = await waitUntilBlocked(watcher, blocker).finally(() => watcher.end());
+    expect(blocked, 'the update is under way inside its transaction').to.equal(true);
     await database.stop();
-    expect((await write).status).to.equal(503);
-    expect((await write).body).to.deep.equal({ error: 'database unavailable' });
+    expect((await update).status, JSON.stringify(logs.entries().filter((e) => e.msg === 'request failed').slice(-1))).to.equal(503);
+    expect((await update).body).to.deep.equal({ error: 'database unavailable' });
 
     await startDatabase();
-    const found = await api(app).get(`/reports?restId=${restId}`).set('X-API-KEY', key).expect(200);
-    expect(found.body).to.deep.equal([]);
+    const after = await api(app).get(`/reports/${created.body.id}`).set('X-API-KEY', key).expect(200);
+    expect(after.body).to.deep.equal(before.body);
+    expect(after.body).to.include({ inspectorNotes: 'original' });
+    expect(after.body.invoiceItems).to.deep.equal(['Home inspection: $450.00']);
+  });
+
+  it('takes every way the driver reports a lost database for 503, and nothing else', () => {
+    const lost = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Connection terminated due to connection timeout'),
+      new Error('timeout exceeded when trying to connect'),
+      // A query sent on a connection that dropped a moment before (a COMMIT after the server went away).
+      new Error('Client has encountered a connection error and is not queryable'),
+    ];
+    for (const err of lost) expect(toHttpError(err), err.message).to.include({ status: 503, message: 'database unavailable' });
+    const notLost = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    expect(toHttpError(notLost).status).to.equal(500);
   });
 });

@@ -92,7 +92,7 @@ describe('request logs', () => {
       });
       request.on('error', () => undefined);
       request.end(JSON.stringify(reportInput({ restId })));
-      expect(await waitUntilBlocked(pool(), 'INSERT INTO reports')).to.equal(true);
+      expect(await waitUntilBlocked(pool(), locker)).to.equal(true);
       request.destroy();
       for (let i = 0; i < 200 && requestLines(logs.entries()).length === 0; i++) await sleep(25);
     } finally {

@@ -87,8 +87,8 @@ describe('graceful shutdown of a real server process', function () {
         .send(reportInput({ restId, notes: 'sent before SIGTERM' })).then((res) => res);
       let answered: { status: number; text: string } | undefined;
       void slow.then((res) => { answered = res; }, () => undefined);
-      const waiting = await waitUntilBlocked(pool(), 'INSERT INTO reports', () => answered !== undefined);
-      expect(waiting, `the request waits for the lock (it answered ${answered?.status} ${answered?.text})`).to.equal(true);
+      const waiting = await waitUntilBlocked(pool(), locker, () => answered !== undefined);
+      expect(waiting, `the request waits for the lock (it answered ${answered?.status} ${answered?.text}; ${JSON.stringify(running.logs.filter((e) => e.level >= 40))})`).to.equal(true);
 
       running.child.kill('SIGTERM');
       await running.logged(/^shutting down/);
