@@ -35,6 +35,12 @@ describe('application API: authentication', () => {
       .expect(401, { error: 'missing application token: send Authorization: Bearer <APP_TOKEN>' });
   });
 
+  it('answers 405 with Allow for a method an internal path lacks, and 404 for an unknown internal path', async () => {
+    const res = await api().delete(`/internal/companies/${MISSING_UUID}/webhook`).set(auth).expect(405);
+    expect(res.headers.allow).to.equal('PUT');
+    await api().get('/internal/nope').set(auth).expect(404, { error: 'no route GET /internal/nope' });
+  });
+
   it('does not accept a partner API key in place of the application token', async () => {
     const { key } = await newCompany();
     await api().post('/internal/companies').set('X-API-KEY', key).set('Authorization', `Bearer ${key}`)
