@@ -39,10 +39,7 @@ export async function stopServer(server: Server, timeoutMs: number): Promise<boo
   const sweep = setInterval(() => server.closeIdleConnections(), 100);
   const deadline = new AbortController();
   try {
-    const drained = await Promise.race([
-      closed.then(() => true),
-      sleep(timeoutMs, false, { signal: deadline.signal }),
-    ]);
+    const drained = await Promise.race([closed.then(() => true), sleep(timeoutMs, false, { signal: deadline.signal })]);
     if (!drained) {
       server.closeAllConnections();
       await closed;

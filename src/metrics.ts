@@ -42,7 +42,11 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
   const end = httpDuration.startTimer();
   res.once('close', () => {
     // A response that never finished was cut off (client gone, shutdown timeout).
-    const labels = { method: req.method, route: routeTemplate(req), status: res.writableFinished ? String(res.statusCode) : 'aborted' };
+    const labels = {
+      method: req.method,
+      route: routeTemplate(req),
+      status: res.writableFinished ? String(res.statusCode) : 'aborted',
+    };
     httpRequests.inc(labels);
     end(labels);
   });
@@ -52,11 +56,25 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
 /** The registry /metrics serves: the process-wide metrics plus gauges of this app's database pool. */
 export function metricsRegistry(pool: Pool): Registry {
   const poolRegistry = new Registry();
-  const gauge = (name: string, help: string, read: () => number) => new Gauge({
-    name, help, registers: [poolRegistry], collect() { this.set(read()); },
-  });
-  gauge('db_pool_connections_in_use', 'Database connections checked out of the pool.', () => pool.totalCount - pool.idleCount);
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [poolRegistry],
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge(
+    'db_pool_connections_in_use',
+    'Database connections checked out of the pool.',
+    () => pool.totalCount - pool.idleCount,
+  );
   gauge('db_pool_connections_idle', 'Open database connections waiting in the pool.', () => pool.idleCount);
-  gauge('db_pool_waiting_requests', 'Requests queued for a database connection because the pool is at its maximum.', () => pool.waitingCount);
+  gauge(
+    'db_pool_waiting_requests',
+    'Requests queued for a database connection because the pool is at its maximum.',
+    () => pool.waitingCount,
+  );
   return Registry.merge([processRegistry, poolRegistry]);
 }

@@ -6,14 +6,15 @@ import { SPEC_PATH } from './openapi.js';
 /** Logs and metrics label requests by this when no path of the document matches: bounded cardinality. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-interface ValidatedRequest { openapi?: { openApiRoute?: string } }
+interface ValidatedRequest {
+  openapi?: { openApiRoute?: string };
+}
 
-const templates = Object.keys((parse(readFileSync(SPEC_PATH, 'utf8')) as { paths: object }).paths)
-  .map((template) => ({
-    template,
-    // Express matches paths case-insensitively and with or without a trailing slash.
-    regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),
-  }));
+const templates = Object.keys((parse(readFileSync(SPEC_PATH, 'utf8')) as { paths: object }).paths).map((template) => ({
+  template,
+  // Express matches paths case-insensitively and with or without a trailing slash.
+  regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),
+}));
 
 /**
  * The path template of openapi.yaml a request belongs to (`/reports/{reportId}`), never the raw
@@ -27,6 +28,5 @@ export function routeTemplate(req: Request): string {
   const route = (req.route as { path?: unknown } | undefined)?.path;
   // originalUrl: req.path is relative to the router while a mounted middleware runs.
   const path = req.originalUrl.split('?')[0]!;
-  return templates.find((t) => t.regex.test(path))?.template ??
-    (typeof route === 'string' ? route : UNMATCHED_ROUTE);
+  return templates.find((t) => t.regex.test(path))?.template ?? (typeof route === 'string' ? route : UNMATCHED_ROUTE);
 }

@@ -40,17 +40,25 @@ describe('operational configuration', () => {
       [{ DATABASE_CONNECT_TIMEOUT_MS: '5s' }, /^DATABASE_CONNECT_TIMEOUT_MS /],
       [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, /^DATABASE_STATEMENT_TIMEOUT_MS /],
       [{ SHUTDOWN_TIMEOUT_MS: '1e4' }, /^SHUTDOWN_TIMEOUT_MS /],
-      [{ DATABASE_MIGRATION_URL: 'mysql://db/intake' }, /^DATABASE_MIGRATION_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+      [
+        { DATABASE_MIGRATION_URL: 'mysql://db/intake' },
+        /^DATABASE_MIGRATION_URL must be a postgres:\/\/ or postgresql:\/\/ URL/,
+      ],
     ];
     for (const [env, message] of refused) {
       expect(() => loadConfig({ ...base, ...env }), JSON.stringify(env)).to.throw(ConfigError, message);
     }
-    expect(() => loadConfig({ DATABASE_MIGRATION_URL: 'postgres://db/intake' }))
-      .to.throw(ConfigError, 'DATABASE_MIGRATION_URL is only used together with DATABASE_URL');
+    expect(() => loadConfig({ DATABASE_MIGRATION_URL: 'postgres://db/intake' })).to.throw(
+      ConfigError,
+      'DATABASE_MIGRATION_URL is only used together with DATABASE_URL',
+    );
   });
 
   it('sets the statement timeout on every connection of the pool, and none for 0 (PgBouncer)', async () => {
-    for (const [statementTimeoutMillis, expected] of [[2500, '2500ms'], [0, '0']] as const) {
+    for (const [statementTimeoutMillis, expected] of [
+      [2500, '2500ms'],
+      [0, '0'],
+    ] as const) {
       const db = createPool({ connectionString: databaseUrl(), statementTimeoutMillis });
       try {
         const { rows } = await db.query<{ statement_timeout: string }>('SHOW statement_timeout');

@@ -48,16 +48,25 @@ describe('database faults', function () {
   });
 
   it('is not ready until every migration is applied', async () => {
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+    const files = (await readdir(MIGRATIONS_DIR))
+      .filter((f) => f.endsWith('.sql'))
+      .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
     const before = await api(app).get('/readyz').expect(503);
     expect(before.body).to.deep.equal({ error: `database migrations not applied: ${files.join(', ')}` });
     await runMigrations(database.url);
     await api(app).get('/readyz').expect(200, { status: 'ready' });
-    key = await withTransaction(db, async (client) => (await createKey(client, (await createCompany(client, unique('company'))).id)).key);
+    key = await withTransaction(
+      db,
+      async (client) => (await createKey(client, (await createCompany(client, unique('company'))).id)).key,
+    );
   });
 
   it('answers 503 "database unavailable" while the database is down, and recovers by itself when it returns', async () => {
-    const first = await api(app).post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId: unique('before') })).expect(200);
+    const first = await api(app)
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId: unique('before') }))
+      .expect(200);
     await database.stop();
     const logged = logs.entries().length;
 
@@ -74,15 +83,21 @@ describe('database faults', function () {
     expect(list.body.map((r: { id: string }) => r.id)).to.deep.equal([first.body.id]);
     await api(app).post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
 
-    const failures = logs.entries().slice(logged).filter((e) => e.msg === 'request completed' && e.status === 503);
+    const failures = logs
+      .entries()
+      .slice(logged)
+      .filter((e) => e.msg === 'request completed' && e.status === 503);
     expect(failures).to.have.length(3);
     expect(failures.every((e) => e.level === 50)).to.equal(true);
   });
 
   it('leaves nothing half-written when the database goes away in the middle of a write', async () => {
     const restId = unique('half');
-    const created = await api(app).post('/reports/new').set('X-API-KEY', key)
-      .send(reportInput({ restId, notes: 'original', invoiceItems: ['Home inspection: $450'] })).expect(200);
+    const created = await api(app)
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId, notes: 'original', invoiceItems: ['Home inspection: $450'] }))
+      .expect(200);
     const before = await api(app).get(`/reports/${created.body.id}`).set('X-API-KEY', key).expect(200);
 
     // Hold the report's invoice item rows: the update writes the report row, then waits to replace them.
@@ -91,15 +106,26 @@ describe('database faults', function () {
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query('SELECT 1 FROM report_invoice_items WHERE report_id = $1 FOR UPDATE', [created.body.id]);
-    const update = api(app).post('/reports/new').set('X-API-KEY', key)
-      .send(reportInput({ restId, notes: 'changed', invoiceItems: ['Radon test: $150'] })).then((res) => res);
+    const update = api(app)
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId, notes: 'changed', invoiceItems: ['Radon test: $150'] }))
+      .then((res) => res);
 
     const watcher = new pg.Client({ connectionString: database.url });
     await watcher.connect();
     const blocked = await waitUntilBlocked(watcher, blocker).finally(() => watcher.end());
     expect(blocked, 'the update is under way inside its transaction').to.equal(true);
     await database.stop();
-    expect((await update).status, JSON.stringify(logs.entries().filter((e) => e.msg === 'request failed').slice(-1))).to.equal(503);
+    expect(
+      (await update).status,
+      JSON.stringify(
+        logs
+          .entries()
+          .filter((e) => e.msg === 'request failed')
+          .slice(-1),
+      ),
+    ).to.equal(503);
     expect((await update).body).to.deep.equal({ error: 'database unavailable' });
 
     await startDatabase();
@@ -121,7 +147,8 @@ describe('database faults', function () {
       // A query sent on a connection that dropped a moment before (a COMMIT after the server went away).
       new Error('Client has encountered a connection error and is not queryable'),
     ];
-    for (const err of lost) expect(toHttpError(err), err.message).to.include({ status: 503, message: 'database unavailable' });
+    for (const err of lost)
+      expect(toHttpError(err), err.message).to.include({ status: 503, message: 'database unavailable' });
     const notLost = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
     expect(toHttpError(notLost).status).to.equal(500);
   });

@@ -6,7 +6,10 @@ import { api, newCompany, reportInput } from '../support/harness.js';
 describe('HTTP hardening', () => {
   it('sends the security headers that apply to a JSON API, on answers and on errors, and no X-Powered-By', async () => {
     const { key } = await newCompany();
-    for (const res of [await api().get('/auth').set('X-API-KEY', key).expect(200), await api().get('/nope').expect(404)]) {
+    for (const res of [
+      await api().get('/auth').set('X-API-KEY', key).expect(200),
+      await api().get('/nope').expect(404),
+    ]) {
       expect(res.headers).to.include({
         'content-security-policy': "default-src 'none';frame-ancestors 'none'",
         'x-content-type-options': 'nosniff',
@@ -27,9 +30,19 @@ describe('HTTP hardening', () => {
     };
     expect(Buffer.byteLength(body(1024 * 1024))).to.equal(1024 * 1024);
     // Within the limit the body is read (and refused by the schema: notes are at most 100,000 characters).
-    const within = await api().post('/reports/new').set('X-API-KEY', key).type('json').send(body(1024 * 1024)).expect(400);
+    const within = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .type('json')
+      .send(body(1024 * 1024))
+      .expect(400);
     expect(within.body.error).to.match(/^notes /);
-    const over = await api().post('/reports/new').set('X-API-KEY', key).type('json').send(body(1024 * 1024 + 1)).expect(413);
+    const over = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .type('json')
+      .send(body(1024 * 1024 + 1))
+      .expect(413);
     expect(over.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
   });
 

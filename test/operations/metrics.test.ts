@@ -8,7 +8,11 @@ import { HttpsReceiver } from '../support/https-receiver.js';
 const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
 
 async function scrape(target = app()): Promise<string> {
-  const res = await api(target).get('/metrics').set(bearer).expect(200).expect('Content-Type', /^text\/plain; version=0\.0\.4/);
+  const res = await api(target)
+    .get('/metrics')
+    .set(bearer)
+    .expect(200)
+    .expect('Content-Type', /^text\/plain; version=0\.0\.4/);
   return res.text;
 }
 
@@ -40,7 +44,10 @@ describe('GET /metrics', () => {
     const after = await scrape();
 
     expect(sample(after, 'http_requests_total', labels) - sample(before, 'http_requests_total', labels)).to.equal(2);
-    expect(sample(after, 'http_request_duration_seconds_count', labels) - sample(before, 'http_request_duration_seconds_count', labels)).to.equal(2);
+    expect(
+      sample(after, 'http_request_duration_seconds_count', labels) -
+        sample(before, 'http_request_duration_seconds_count', labels),
+    ).to.equal(2);
     expect(sample(after, 'http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).to.be.at.least(2);
     expect(after).to.match(/^# TYPE http_request_duration_seconds histogram$/m);
     expect(after).not.to.include(id);
@@ -56,7 +63,11 @@ describe('GET /metrics', () => {
       receiver.on('/ok', { status: 204 });
       receiver.on('/broken', { status: 500 });
       const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] });
-      const message = { secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`, webhookId: 'msg_metrics', payload: '{}' };
+      const message = {
+        secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+        webhookId: 'msg_metrics',
+        payload: '{}',
+      };
       for (const path of ['/ok', '/broken', '/broken']) await notifier.deliver({ ...message, url: receiver.url(path) });
     } finally {
       await receiver.stop();
@@ -75,13 +86,19 @@ describe('GET /metrics', () => {
       const held = await db.connect();
       const queued = db.query('SELECT 1');
       let text = await scrape(target);
-      expect([sample(text, 'db_pool_connections_in_use'), sample(text, 'db_pool_connections_idle'), sample(text, 'db_pool_waiting_requests')])
-        .to.deep.equal([1, 0, 1]);
+      expect([
+        sample(text, 'db_pool_connections_in_use'),
+        sample(text, 'db_pool_connections_idle'),
+        sample(text, 'db_pool_waiting_requests'),
+      ]).to.deep.equal([1, 0, 1]);
       held.release();
       await queued;
       text = await scrape(target);
-      expect([sample(text, 'db_pool_connections_in_use'), sample(text, 'db_pool_connections_idle'), sample(text, 'db_pool_waiting_requests')])
-        .to.deep.equal([0, 1, 0]);
+      expect([
+        sample(text, 'db_pool_connections_in_use'),
+        sample(text, 'db_pool_connections_idle'),
+        sample(text, 'db_pool_waiting_requests'),
+      ]).to.deep.equal([0, 1, 0]);
     } finally {
       await db.end();
     }
@@ -89,7 +106,12 @@ describe('GET /metrics', () => {
 
   it('includes the default process metrics', async () => {
     const text = await scrape();
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(text).to.match(new RegExp(`^${name} `, 'm'));
     }
   });

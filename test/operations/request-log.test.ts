@@ -23,7 +23,10 @@ async function unreachablePool(): Promise<Pool> {
       server.close(() => resolve(p));
     });
   });
-  return createPool({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 1000 });
+  return createPool({
+    connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    connectionTimeoutMillis: 1000,
+  });
 }
 
 describe('request logs', () => {
@@ -37,7 +40,12 @@ describe('request logs', () => {
     const lines = requestLines(logs.entries());
     expect(lines).to.have.length(1);
     expect(lines[0]).to.include({
-      level: 30, method: 'GET', route: '/reports/{reportId}', status: 404, companyId, reqId: res.headers['x-request-id'],
+      level: 30,
+      method: 'GET',
+      route: '/reports/{reportId}',
+      status: 404,
+      companyId,
+      reqId: res.headers['x-request-id'],
     });
     expect(lines[0]!.durationMs).to.be.a('number').at.least(0);
     expect(JSON.stringify(lines[0])).not.to.include(missing);
@@ -49,7 +57,9 @@ describe('request logs', () => {
     let failed: string | undefined;
     try {
       const app = createApp(appDeps(db, { logger: logs.logger }));
-      failed = (await api(app).get('/reports/abc').set('X-API-KEY', 'irk_whatever').expect(503)).headers['x-request-id'];
+      failed = (await api(app).get('/reports/abc').set('X-API-KEY', 'irk_whatever').expect(503)).headers[
+        'x-request-id'
+      ];
       await api(app).get('/reports/abc').expect(400);
       await api(app).get('/no/such/path').expect(404);
     } finally {
@@ -71,8 +81,14 @@ describe('request logs', () => {
     const logs = captureLogs('info');
     const app = createApp(appDeps(pool(), { logger: logs.logger }));
     const { companyId } = await newCompany();
-    await api(app).get(`/internal/companies/${companyId}/integration`).set('Authorization', `Bearer ${APP_TOKEN}`).expect(200);
-    expect(requestLines(logs.entries())[0]).to.include({ route: '/internal/companies/{companyId}/integration', companyId });
+    await api(app)
+      .get(`/internal/companies/${companyId}/integration`)
+      .set('Authorization', `Bearer ${APP_TOKEN}`)
+      .expect(200);
+    expect(requestLines(logs.entries())[0]).to.include({
+      route: '/internal/companies/{companyId}/integration',
+      companyId,
+    });
   });
 
   it('marks a request the caller gave up on as aborted, in its log line and in the metrics', async () => {
@@ -85,9 +101,15 @@ describe('request logs', () => {
     try {
       // The test holds the report's row, so the update waits in the database until the caller hangs up.
       await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [companyId, restId]);
+      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [
+        companyId,
+        restId,
+      ]);
       const request = http.request({
-        port: (server.address() as net.AddressInfo).port, host: '127.0.0.1', method: 'POST', path: '/reports/new',
+        port: (server.address() as net.AddressInfo).port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/reports/new',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
       });
       request.on('error', () => undefined);
@@ -101,9 +123,16 @@ describe('request logs', () => {
       server.close();
     }
     expect(requestLines(logs.entries())).to.have.length(1);
-    expect(requestLines(logs.entries())[0]).to.include({ method: 'POST', route: '/reports/new', companyId, aborted: true });
+    expect(requestLines(logs.entries())[0]).to.include({
+      method: 'POST',
+      route: '/reports/new',
+      companyId,
+      aborted: true,
+    });
     const metrics = await api().get('/metrics').set('Authorization', `Bearer ${APP_TOKEN}`).expect(200);
-    expect(metrics.text).to.match(/^http_requests_total\{method="POST",route="\/reports\/new",status="aborted"\} [1-9]/m);
+    expect(metrics.text).to.match(
+      /^http_requests_total\{method="POST",route="\/reports\/new",status="aborted"\} [1-9]/m,
+    );
   });
 
   it('generates an X-Request-Id when the caller sends none and echoes it on the response', async () => {
@@ -113,7 +142,10 @@ describe('request logs', () => {
     const second = await api(app).get('/no/such/path').expect(404);
     expect(first.headers['x-request-id']).to.match(UUID);
     expect(second.headers['x-request-id']).to.match(UUID).and.not.equal(first.headers['x-request-id']);
-    expect(requestLines(logs.entries()).map((l) => l.reqId)).to.deep.equal([first.headers['x-request-id'], second.headers['x-request-id']]);
+    expect(requestLines(logs.entries()).map((l) => l.reqId)).to.deep.equal([
+      first.headers['x-request-id'],
+      second.headers['x-request-id'],
+    ]);
   });
 
   it("keeps the caller's X-Request-Id when it looks like an id, and replaces one that does not", async () => {
@@ -140,23 +172,41 @@ describe('request logs', () => {
 
     await api(app).get('/auth').set('X-API-KEY', key).expect(200);
     await api(app).get('/auth').set('X-API-KEY', wrongKey).expect(400);
-    await api(app).post('/reports/new').set('X-API-KEY', key).send(reportInput({ notes: 'gate code 1234' })).expect(200);
+    await api(app)
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ notes: 'gate code 1234' }))
+      .expect(200);
     await api(app).get('/metrics').set(auth).expect(200);
     await api(app).get('/metrics').set('Authorization', `Bearer ${wrongToken}`).expect(401);
-    const webhook = await api(app).put(`/internal/companies/${companyId}/webhook`).set(auth)
-      .send({ url: 'https://hooks.example.com/intake' }).expect(200);
+    const webhook = await api(app)
+      .put(`/internal/companies/${companyId}/webhook`)
+      .set(auth)
+      .send({ url: 'https://hooks.example.com/intake' })
+      .expect(200);
     const integration = await api(app).get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
     const newKey = await api(app).post(`/internal/companies/${companyId}/api-keys`).set(auth).expect(201);
 
     // A failing database makes the service log errors too, with the key still on the request.
     const down = await unreachablePool();
     try {
-      await api(createApp(appDeps(down, { logger: logs.logger }))).get('/auth').set('X-API-KEY', key).expect(503);
+      await api(createApp(appDeps(down, { logger: logs.logger })))
+        .get('/auth')
+        .set('X-API-KEY', key)
+        .expect(503);
     } finally {
       await down.end();
     }
 
-    const secrets = [key, wrongKey, APP_TOKEN, wrongToken, webhook.body.secret, integration.body.secret, newKey.body.key];
+    const secrets = [
+      key,
+      wrongKey,
+      APP_TOKEN,
+      wrongToken,
+      webhook.body.secret,
+      integration.body.secret,
+      newKey.body.key,
+    ];
     expect(secrets.every((s) => typeof s === 'string' && s.length >= 20)).to.equal(true);
     const text = logs.text();
     expect(requestLines(logs.entries())).to.have.length(9);
@@ -171,11 +221,15 @@ describe('request logs', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).to.throw(ConfigError, /LOG_LEVEL/);
 
     const logs = captureLogs(config.logLevel);
-    await api(createApp(appDeps(pool(), { logger: logs.logger }))).get('/healthz').expect(200);
+    await api(createApp(appDeps(pool(), { logger: logs.logger })))
+      .get('/healthz')
+      .expect(200);
     expect(logs.entries()).to.deep.equal([]);
     const down = await unreachablePool();
     try {
-      await api(createApp(appDeps(down, { logger: logs.logger }))).get('/readyz').expect(503);
+      await api(createApp(appDeps(down, { logger: logs.logger })))
+        .get('/readyz')
+        .expect(503);
     } finally {
       await down.end();
     }

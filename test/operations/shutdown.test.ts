@@ -25,8 +25,13 @@ async function startServer(): Promise<RunningServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: {
-      ...process.env, DATABASE_URL: databaseUrl(), APP_TOKEN, PORT: '0', HOST: '127.0.0.1',
-      LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '30000',
+      ...process.env,
+      DATABASE_URL: databaseUrl(),
+      APP_TOKEN,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '30000',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -44,7 +49,9 @@ async function startServer(): Promise<RunningServer> {
     if (seen) return Promise.resolve(seen);
     return Promise.race([
       new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
-      exited.then((code) => { throw new Error(`the server exited (${code}) before logging "${msg}"`); }),
+      exited.then((code) => {
+        throw new Error(`the server exited (${code}) before logging "${msg}"`);
+      }),
     ]);
   };
   const baseUrl = String((await logged('listening')).baseUrl);
@@ -55,7 +62,10 @@ async function startServer(): Promise<RunningServer> {
 function refusesConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
   });
 }
@@ -76,19 +86,37 @@ describe('graceful shutdown of a real server process', function () {
     const running = server;
 
     // Keep-alive outlasts a load balancer's idle timeout (Node announces it in a header).
-    await api(running.baseUrl).get('/healthz').set('Connection', 'keep-alive').expect(200).expect('Keep-Alive', 'timeout=65');
+    await api(running.baseUrl)
+      .get('/healthz')
+      .set('Connection', 'keep-alive')
+      .expect(200)
+      .expect('Keep-Alive', 'timeout=65');
 
     // The test holds the report's row lock, so an update of it waits in the database: a slow request.
     const locker = await pool().connect();
     try {
       await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [companyId, restId]);
-      const slow = api(running.baseUrl).post('/reports/new').set('X-API-KEY', key)
-        .send(reportInput({ restId, notes: 'sent before SIGTERM' })).then((res) => res);
+      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [
+        companyId,
+        restId,
+      ]);
+      const slow = api(running.baseUrl)
+        .post('/reports/new')
+        .set('X-API-KEY', key)
+        .send(reportInput({ restId, notes: 'sent before SIGTERM' }))
+        .then((res) => res);
       let answered: { status: number; text: string } | undefined;
-      void slow.then((res) => { answered = res; }, () => undefined);
+      void slow.then(
+        (res) => {
+          answered = res;
+        },
+        () => undefined,
+      );
       const waiting = await waitUntilBlocked(pool(), locker, () => answered !== undefined);
-      expect(waiting, `the request waits for the lock (it answered ${answered?.status} ${answered?.text}; ${JSON.stringify(running.logs.filter((e) => e.level >= 40))})`).to.equal(true);
+      expect(
+        waiting,
+        `the request waits for the lock (it answered ${answered?.status} ${answered?.text}; ${JSON.stringify(running.logs.filter((e) => e.level >= 40))})`,
+      ).to.equal(true);
 
       running.child.kill('SIGTERM');
       await running.logged(/^shutting down/);
@@ -106,9 +134,14 @@ describe('graceful shutdown of a real server process', function () {
     expect(await running.exited).to.equal(0);
     const messages = running.logs.map((e) => e.msg);
     expect(messages.indexOf('stopped')).to.be.greaterThan(messages.lastIndexOf('request completed'));
-    expect(running.logs.filter((e) => e.msg === 'request completed').map((e) => [e.route, e.status]))
-      .to.deep.equal([['/healthz', 200], ['/reports/new', 200]]);
-    const { rows } = await pool().query('SELECT notes FROM reports WHERE company_id = $1 AND rest_id = $2', [companyId, restId]);
+    expect(running.logs.filter((e) => e.msg === 'request completed').map((e) => [e.route, e.status])).to.deep.equal([
+      ['/healthz', 200],
+      ['/reports/new', 200],
+    ]);
+    const { rows } = await pool().query('SELECT notes FROM reports WHERE company_id = $1 AND rest_id = $2', [
+      companyId,
+      restId,
+    ]);
     expect(rows).to.deep.equal([{ notes: 'sent before SIGTERM' }]);
   });
 
