@@ -93,6 +93,23 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * RSS of an empty script run the way the service is (`node --import tsx`), less that of plain node:
+ * what the TypeScript loader (its own thread and isolate) adds to the service's figure.
+ */
+async function tsxLoaderMb(): Promise<number> {
+  const rssOf = async (args: string[]) => {
+    const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], { cwd: ROOT, stdio: 'ignore' });
+    children.add(child);
+    await sleep(1500);
+    const { rss } = memory(child.pid!);
+    await stopChild(child);
+    children.delete(child);
+    return rss;
+  };
+  return (await rssOf(['--import', 'tsx'])) - (await rssOf([]));
+}
+
 async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
   for (let i = 0; i < 600; i++) {
     try {
@@ -341,6 +358,7 @@ async function main(): Promise<void> {
 
   await stopChild(baseline);
   await stopChild(service);
+  const loaderMb = await tsxLoaderMb();
 
   const report = {
     date: new Date().toISOString(),
@@ -360,7 +378,7 @@ async function main(): Promise<void> {
       validateResponses: env.VALIDATE_RESPONSES ?? 'default',
       databasePoolSize: env.DATABASE_POOL_MAX ?? 'default',
     },
-    serviceMemoryMb: { idleRss: idle.rss, peakRss: peakRssMb },
+    serviceMemoryMb: { idleRss: idle.rss, peakRss: peakRssMb, tsxLoader: loaderMb, peakRssWithoutTsxLoader: peakRssMb - loaderMb },
     results: rows,
     listP99Ratio1Mto1k: listSmall && listLarge ? listLarge / listSmall : null,
     targets,
@@ -371,7 +389,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(table(rows));
   console.log('');
-  console.log(`service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB (includes the tsx loader); ` +
+  console.log(`service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB, of which the tsx loader ${loaderMb.toFixed(0)} MB; ` +
     `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
   console.log(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${process.version}; ` +
