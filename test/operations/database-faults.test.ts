@@ -114,8 +114,20 @@ describe('database faults', function () {
 
     const watcher = new pg.Client({ connectionString: database.url });
     await watcher.connect();
-    const blocked = await waitUntilBlocked(watcher, blocker).finally(() => watcher.end());
-    expect(blocked, 'the update is under way inside its transaction').to.equal(true);
+    try {
+      const blocked = await waitUntilBlocked(watcher, blocker);
+      expect(blocked, 'the update is under way inside its transaction').to.equal(true);
+      // The update's connection goes first, while the blocker still holds the rows: stopping the server
+      // alone races (the blocker's backend may end first and let the update commit before its own ends).
+      const { rows } = await watcher.query(
+        `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
+          WHERE pid = ANY(SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid)))`,
+        [(await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid],
+      );
+      expect(rows.map((r: { gone: boolean }) => r.gone)).to.deep.equal([true]);
+    } finally {
+      await watcher.end();
+    }
     await database.stop();
     expect(
       (await update).status,
