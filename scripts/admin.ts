@@ -51,24 +51,47 @@ const report = (companyId: string, reportId: string) => ({ params: { path: { com
 /** Each command: its arity (required arguments) and the one request it makes. */
 const COMMANDS: Record<string, [number, Command]> = {
   'create-company': [1, (c, [name]) => c.POST('/internal/companies', { body: { name: name! } })],
-  'add-inspector': [3, (c, [id, name, email]) => c.POST('/internal/companies/{companyId}/users', { ...company(id!), body: { name: name!, email: email! } })],
+  'add-inspector': [
+    3,
+    (c, [id, name, email]) =>
+      c.POST('/internal/companies/{companyId}/users', { ...company(id!), body: { name: name!, email: email! } }),
+  ],
   'create-key': [1, (c, [id]) => c.POST('/internal/companies/{companyId}/api-keys', company(id!))],
   'list-keys': [1, (c, [id]) => c.GET('/internal/companies/{companyId}/api-keys', company(id!))],
-  'revoke-key': [2, (c, [id, keyId]) => c.DELETE('/internal/companies/{companyId}/api-keys/{keyId}', { params: { path: { companyId: id!, keyId: keyId! } } })],
-  'set-webhook': [2, (c, [id, url]) => c.PUT('/internal/companies/{companyId}/webhook', { ...company(id!), body: { url: url! } })],
+  'revoke-key': [
+    2,
+    (c, [id, keyId]) =>
+      c.DELETE('/internal/companies/{companyId}/api-keys/{keyId}', {
+        params: { path: { companyId: id!, keyId: keyId! } },
+      }),
+  ],
+  'set-webhook': [
+    2,
+    (c, [id, url]) => c.PUT('/internal/companies/{companyId}/webhook', { ...company(id!), body: { url: url! } }),
+  ],
   integration: [1, (c, [id]) => c.GET('/internal/companies/{companyId}/integration', company(id!))],
   'revoke-integration': [1, (c, [id]) => c.DELETE('/internal/companies/{companyId}/integration', company(id!))],
-  start: [2, (c, [id, reportId]) => c.POST('/internal/companies/{companyId}/reports/{reportId}/start', report(id!, reportId!))],
-  publish: [3, (c, [id, reportId, publishedUrl, flag]) => {
-    if (flag !== undefined && flag !== '--no-notify') throw new UsageError(`unknown option ${flag}`);
-    return c.POST('/internal/companies/{companyId}/reports/{reportId}/publish', {
-      ...report(id!, reportId!),
-      body: { publishedUrl: publishedUrl!, notifyIntegration: flag !== '--no-notify' },
-    });
-  }],
-  deliveries: [1, (c, [id, limit]) => c.GET('/internal/companies/{companyId}/webhook-deliveries', {
-    params: { path: { companyId: id! }, query: limit === undefined ? {} : { limit: Number(limit) } },
-  })],
+  start: [
+    2,
+    (c, [id, reportId]) => c.POST('/internal/companies/{companyId}/reports/{reportId}/start', report(id!, reportId!)),
+  ],
+  publish: [
+    3,
+    (c, [id, reportId, publishedUrl, flag]) => {
+      if (flag !== undefined && flag !== '--no-notify') throw new UsageError(`unknown option ${flag}`);
+      return c.POST('/internal/companies/{companyId}/reports/{reportId}/publish', {
+        ...report(id!, reportId!),
+        body: { publishedUrl: publishedUrl!, notifyIntegration: flag !== '--no-notify' },
+      });
+    },
+  ],
+  deliveries: [
+    1,
+    (c, [id, limit]) =>
+      c.GET('/internal/companies/{companyId}/webhook-deliveries', {
+        params: { path: { companyId: id! }, query: limit === undefined ? {} : { limit: Number(limit) } },
+      }),
+  ],
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -104,9 +127,11 @@ main(process.argv.slice(2)).then(
     } else {
       // fetch() fails with "fetch failed" and the network error as its cause.
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      console.error(err instanceof TypeError && cause
-        ? `cannot reach the service at ${process.env.API_URL || 'http://127.0.0.1:3000'} (${cause.code ?? cause.message}): is it running (npm start)?`
-        : `failed: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(
+        err instanceof TypeError && cause
+          ? `cannot reach the service at ${process.env.API_URL || 'http://127.0.0.1:3000'} (${cause.code ?? cause.message}): is it running (npm start)?`
+          : `failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     process.exit(1);
   },

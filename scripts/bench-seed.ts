@@ -3,7 +3,11 @@ import type pg from 'pg';
 import { createKey } from '../src/store/api-keys.js';
 import { addUser, createCompany } from '../src/store/companies.js';
 
-export interface SeededCompany { companyId: string; key: string; inspectorEmail: string }
+export interface SeededCompany {
+  companyId: string;
+  key: string;
+  inspectorEmail: string;
+}
 
 /**
  * A company with two inspectors, an API key and `reports` reports (restIds seed-1 … seed-N), each with
@@ -30,15 +34,20 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
               '1987', '2150', 'Roof shows wear on the north side; gutters need cleaning.',
               'Alex Agent', 'alex@agents.example', '555-0199', t, t
          FROM generate_series($3::int, $4::int) g, LATERAL (SELECT now() - make_interval(secs => $5::int - g)) s(t)`,
-      [company.id, integrationId, from, to, reports]);
+      [company.id, integrationId, from, to, reports],
+    );
   }
   await db.query(
     `INSERT INTO report_inspectors (company_id, report_id, position, user_id)
-     SELECT company_id, id, 1, $2 FROM reports WHERE company_id = $1`, [company.id, inspector!.id]);
+     SELECT company_id, id, 1, $2 FROM reports WHERE company_id = $1`,
+    [company.id, inspector!.id],
+  );
   await db.query(
     `INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
      SELECT r.company_id, r.id, p, CASE p WHEN 1 THEN 'Home inspection' ELSE 'Radon test' END,
             CASE p WHEN 1 THEN 45000 ELSE 15000 END
-       FROM reports r CROSS JOIN generate_series(1, 2) p WHERE r.company_id = $1`, [company.id]);
+       FROM reports r CROSS JOIN generate_series(1, 2) p WHERE r.company_id = $1`,
+    [company.id],
+  );
   return { companyId: company.id, key, inspectorEmail: inspector!.email };
 }

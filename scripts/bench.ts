@@ -36,7 +36,9 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
 const SMALL = 1_000;
 const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
 const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
-const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const ONLY = env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 // ---------------------------------------------------------------------------------------------
 // Processes and clean-up: everything started here is stopped on exit, error and Ctrl-C.
@@ -99,7 +101,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
  */
 async function tsxLoaderMb(): Promise<number> {
   const rssOf = async (args: string[]) => {
-    const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], { cwd: ROOT, stdio: 'ignore' });
+    const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     children.add(child);
     await sleep(1500);
     const { rss } = memory(child.pid!);
@@ -133,7 +138,9 @@ function memory(pid: number): { rss: number; hwm: number } {
 /** CPU seconds (user + system) a process has used; 0 once it is gone. */
 function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
     return 0;
@@ -146,7 +153,9 @@ function postgresCpuSeconds(postmaster: number): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
       if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       // exited meanwhile
@@ -213,15 +222,37 @@ function reportBody(restId: string, inspectorEmail: string): string {
 const perRequest = (cpuPct: number, rps: number) => (rps > 0 ? ((cpuPct / 100 / rps) * 1e6).toFixed(0) : '');
 
 function table(rows: Row[]): string {
-  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'errors', 'requests', 'peak RSS MB', 'CPU% node', 'CPU% pg', 'node µs/req', 'pg µs/req'];
+  const header = [
+    'case',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'ratio',
+    'errors',
+    'requests',
+    'peak RSS MB',
+    'CPU% node',
+    'CPU% pg',
+    'node µs/req',
+    'pg µs/req',
+  ];
   const lines = rows.map((r) => [
-    r.case, r.requestsPerSec.toFixed(0), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1),
-    r.ratio === null ? '' : r.ratio.toFixed(2), String(r.errors), String(r.requests),
-    r.peakRssMb === null ? '' : r.peakRssMb.toFixed(0), r.serverCpuPct.toFixed(0), r.postgresCpuPct.toFixed(0),
-    perRequest(r.serverCpuPct, r.requestsPerSec), perRequest(r.postgresCpuPct, r.requestsPerSec),
+    r.case,
+    r.requestsPerSec.toFixed(0),
+    r.p50Ms.toFixed(1),
+    r.p99Ms.toFixed(1),
+    r.ratio === null ? '' : r.ratio.toFixed(2),
+    String(r.errors),
+    String(r.requests),
+    r.peakRssMb === null ? '' : r.peakRssMb.toFixed(0),
+    r.serverCpuPct.toFixed(0),
+    r.postgresCpuPct.toFixed(0),
+    perRequest(r.serverCpuPct, r.requestsPerSec),
+    perRequest(r.postgresCpuPct, r.requestsPerSec),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
@@ -246,13 +277,18 @@ async function main(): Promise<void> {
   const servicePort = await freePort();
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const cpuProfDir = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined;
-  const service = startChild('service', 'src/server.ts', {
-    DATABASE_URL: database.url,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(servicePort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-  }, cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []);
+  const service = startChild(
+    'service',
+    'src/server.ts',
+    {
+      DATABASE_URL: database.url,
+      APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+    cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+  );
   const smallHeaders = { 'x-api-key': small.key };
   const largeHeaders = { 'x-api-key': large.key };
   await waitUntilUp(`${serviceUrl}/auth`, smallHeaders);
@@ -281,26 +317,61 @@ async function main(): Promise<void> {
     { name: 'baseline GET constant report', target: 'baseline', requests: [{ method: 'GET', path: '/report' }] },
     { name: 'GET /auth', target: 'service', headers: smallHeaders, requests: [{ method: 'GET', path: '/auth' }] },
     {
-      name: 'GET /reports/{id}', target: 'service', headers: largeHeaders,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) }],
-    },
-    { name: 'GET /reports?limit=20 (1k)', target: 'service', headers: smallHeaders, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
-    { name: 'GET /reports?limit=20 (1M)', target: 'service', headers: largeHeaders, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
-    { name: 'GET /reports page 2 (1M)', target: 'service', headers: largeHeaders, requests: [{ method: 'GET', path: nextPath }] },
-    {
-      name: 'POST /reports/new (create)', target: 'service', headers: { ...largeHeaders, ...json },
-      requests: [{
-        method: 'POST',
-        setupRequest: (req) => ({ ...req, path: '/reports/new', body: reportBody(`bench-new-${process.pid}-${++counter}`, large.inspectorEmail) }),
-      }],
+      name: 'GET /reports/{id}',
+      target: 'service',
+      headers: largeHeaders,
+      requests: [
+        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
+      ],
     },
     {
-      name: 'POST /reports/new (update)', target: 'service', headers: { ...largeHeaders, ...json },
-      requests: [{
-        method: 'POST',
-        // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
-        setupRequest: (req) => ({ ...req, path: '/reports/new', body: reportBody(`seed-${1 + (++counter * 7919) % LARGE}`, large.inspectorEmail) }),
-      }],
+      name: 'GET /reports?limit=20 (1k)',
+      target: 'service',
+      headers: smallHeaders,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    {
+      name: 'GET /reports?limit=20 (1M)',
+      target: 'service',
+      headers: largeHeaders,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    {
+      name: 'GET /reports page 2 (1M)',
+      target: 'service',
+      headers: largeHeaders,
+      requests: [{ method: 'GET', path: nextPath }],
+    },
+    {
+      name: 'POST /reports/new (create)',
+      target: 'service',
+      headers: { ...largeHeaders, ...json },
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({
+            ...req,
+            path: '/reports/new',
+            body: reportBody(`bench-new-${process.pid}-${++counter}`, large.inspectorEmail),
+          }),
+        },
+      ],
+    },
+    {
+      name: 'POST /reports/new (update)',
+      target: 'service',
+      headers: { ...largeHeaders, ...json },
+      requests: [
+        {
+          method: 'POST',
+          // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
+          setupRequest: (req) => ({
+            ...req,
+            path: '/reports/new',
+            body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, large.inspectorEmail),
+          }),
+        },
+      ],
     },
   ];
   const cases = allCases.filter((c) => c.target === 'baseline' || !ONLY || ONLY.some((o) => c.name.includes(o)));
@@ -338,8 +409,10 @@ async function main(): Promise<void> {
       postgresCpuPct,
     };
     rows.push(row);
-    console.log(`${c.name}: ${rps.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}, ` +
-      `CPU node ${serverCpuPct.toFixed(0)}%, pg ${postgresCpuPct.toFixed(0)}%`);
+    console.log(
+      `${c.name}: ${rps.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}, ` +
+        `CPU node ${serverCpuPct.toFixed(0)}%, pg ${postgresCpuPct.toFixed(0)}%`,
+    );
   }
 
   const peakRssMb = memory(service.pid!).hwm;
@@ -349,7 +422,8 @@ async function main(): Promise<void> {
   const ratioOf = (name: string) => rows.find((r) => r.case === name)?.ratio ?? null;
   const targets = {
     'GET /reports/{id} >= 0.6': (ratioOf('GET /reports/{id}') ?? 0) >= 0.6,
-    'GET /reports?limit=20 >= 0.4': Math.min(ratioOf('GET /reports?limit=20 (1k)') ?? 0, ratioOf('GET /reports?limit=20 (1M)') ?? 0) >= 0.4,
+    'GET /reports?limit=20 >= 0.4':
+      Math.min(ratioOf('GET /reports?limit=20 (1k)') ?? 0, ratioOf('GET /reports?limit=20 (1M)') ?? 0) >= 0.4,
     'creates >= 0.3': (ratioOf('POST /reports/new (create)') ?? 0) >= 0.3,
     'list p99 1M <= 1.5 x 1k': listSmall !== undefined && listLarge !== undefined && listLarge <= 1.5 * listSmall,
     'peak RSS <= 200 MB': peakRssMb <= 200,
@@ -378,7 +452,12 @@ async function main(): Promise<void> {
       validateResponses: env.VALIDATE_RESPONSES ?? 'default',
       databasePoolSize: env.DATABASE_POOL_MAX ?? 'default',
     },
-    serviceMemoryMb: { idleRss: idle.rss, peakRss: peakRssMb, tsxLoader: loaderMb, peakRssWithoutTsxLoader: peakRssMb - loaderMb },
+    serviceMemoryMb: {
+      idleRss: idle.rss,
+      peakRss: peakRssMb,
+      tsxLoader: loaderMb,
+      peakRssWithoutTsxLoader: peakRssMb - loaderMb,
+    },
     results: rows,
     listP99Ratio1Mto1k: listSmall && listLarge ? listLarge / listSmall : null,
     targets,
@@ -389,11 +468,15 @@ async function main(): Promise<void> {
   console.log('');
   console.log(table(rows));
   console.log('');
-  console.log(`service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB, of which the tsx loader ${loaderMb.toFixed(0)} MB; ` +
-    `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`);
+  console.log(
+    `service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB, of which the tsx loader ${loaderMb.toFixed(0)} MB; ` +
+      `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`,
+  );
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
-  console.log(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${process.version}; ` +
-    `results in ${path.relative(process.cwd(), OUT) || OUT}; ${report.totalSec.toFixed(0)} s in all`);
+  console.log(
+    `machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${process.version}; ` +
+      `results in ${path.relative(process.cwd(), OUT) || OUT}; ${report.totalSec.toFixed(0)} s in all`,
+  );
   if (cpuProfDir && existsSync(cpuProfDir)) console.log(`CPU profile written to ${cpuProfDir}`);
 }
 

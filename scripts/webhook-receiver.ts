@@ -27,7 +27,15 @@ async function ensureCertificate(): Promise<void> {
     keyType: 'ec',
     curve: 'P-256',
     notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   await writeFile(KEY, pems.private, { mode: 0o600 });
   await writeFile(CERT, pems.cert);
@@ -37,13 +45,15 @@ async function main(): Promise<void> {
   await ensureCertificate();
   const secret = process.env.WEBHOOK_SECRET;
   if (process.argv[2] === 'init' || !secret) {
-    console.log([
-      `Certificate: ${path.relative(process.cwd(), CERT)}`,
-      'Start the service trusting it and allowing this loopback receiver:',
-      `  NODE_EXTRA_CA_CERTS=${path.relative(process.cwd(), CERT)} WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 npm start`,
-      `Set the webhook address https://127.0.0.1:${PORT}/webhook (npm run admin -- set-webhook ...), then:`,
-      '  WEBHOOK_SECRET=<the whsec_ secret it printed> npm run webhook-receiver',
-    ].join('\n'));
+    console.log(
+      [
+        `Certificate: ${path.relative(process.cwd(), CERT)}`,
+        'Start the service trusting it and allowing this loopback receiver:',
+        `  NODE_EXTRA_CA_CERTS=${path.relative(process.cwd(), CERT)} WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 npm start`,
+        `Set the webhook address https://127.0.0.1:${PORT}/webhook (npm run admin -- set-webhook ...), then:`,
+        '  WEBHOOK_SECRET=<the whsec_ secret it printed> npm run webhook-receiver',
+      ].join('\n'),
+    );
     return;
   }
   const webhook = new Webhook(secret);
@@ -55,7 +65,10 @@ async function main(): Promise<void> {
       // Verify the raw body exactly as received, before parsing it.
       const body = Buffer.concat(chunks).toString('utf8');
       try {
-        const report = webhook.verify(body, req.headers as Record<string, string>) as { id: string; publishedUrl: string };
+        const report = webhook.verify(body, req.headers as Record<string, string>) as {
+          id: string;
+          publishedUrl: string;
+        };
         const id = String(req.headers['webhook-id']);
         const repeat = seen.has(id) ? ' (a retry of a message already received: de-duplicate on webhook-id)' : '';
         seen.add(id);
@@ -69,7 +82,9 @@ async function main(): Promise<void> {
       }
     });
   });
-  server.listen(PORT, '127.0.0.1', () => console.log(`Receiving webhooks on https://127.0.0.1:${PORT}/webhook (Ctrl-C stops)`));
+  server.listen(PORT, '127.0.0.1', () =>
+    console.log(`Receiving webhooks on https://127.0.0.1:${PORT}/webhook (Ctrl-C stops)`),
+  );
 }
 
 main().catch((err: unknown) => {

@@ -38,9 +38,11 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
   app.use(requestLogger(logger), httpMetrics);
   // Headers for a JSON API: nothing may be framed, run or loaded from these responses (/docs sets its own CSP).
-  app.use(helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  }));
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    }),
+  );
 
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter());

@@ -50,13 +50,18 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
 
 /** "10.0.0.0/8,127.0.0.1/32" → the CIDRs, each checked; a bare address or a bad prefix is refused. */
 function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
-  const entries = (env[name] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const entry of entries) {
     const [address = '', prefix = '', extra] = entry.split('/');
     const family = isIP(address);
     const max = family === 6 ? 128 : 32;
     if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) {
-      throw new ConfigError(`${name} must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${entry}" is not one`);
+      throw new ConfigError(
+        `${name} must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${entry}" is not one`,
+      );
     }
   }
   return entries;

@@ -18,8 +18,20 @@ export const conflict = (message: string) => new HttpError(409, message);
 
 /** PostgreSQL and network error codes that mean "the database cannot be reached right now". */
 const DB_UNAVAILABLE = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
 ]);
 
 function isDatabaseUnavailable(err: unknown): boolean {
@@ -27,11 +39,19 @@ function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
   const message = (err as { message?: unknown }).message;
-  return typeof message === 'string' &&
-    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|is not queryable)/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|is not queryable)/i.test(
+      message,
+    )
+  );
 }
 
-interface ValidatorItem { path?: string; message?: string; errorCode?: string }
+interface ValidatorItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
 
 const FIELD_MESSAGES: Record<string, Record<string, string>> = {
   inspectionDate: {
@@ -56,7 +76,10 @@ const FIELD_MESSAGES: Record<string, Record<string, string>> = {
 
 /** "/body/clientEmails/1" → { name: "clientEmails", label: "clientEmails[1]" } */
 function fieldOf(path: string): { name: string; label: string } {
-  const parts = path.replace(/^\/(body|query|params|headers|path)\/?/, '').split('/').filter(Boolean);
+  const parts = path
+    .replace(/^\/(body|query|params|headers|path)\/?/, '')
+    .split('/')
+    .filter(Boolean);
   const name = parts[0] ?? 'body';
   const label = parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : `${acc}.${p}`), name);
   return { name, label };
@@ -68,8 +91,24 @@ function describeValidationErrors(items: ValidatorItem[]): string {
   const keywordOf = (i: ValidatorItem) => (i.errorCode?.split('.')[0] ?? '').replace(/^x-eov-/, '');
   const rank = (i: ValidatorItem) => {
     const kw = keywordOf(i);
-    return ['required', 'additionalProperties', 'format', 'pattern', 'maxLength', 'minLength', 'maxItems',
-      'minimum', 'maximum', 'const', 'enum', 'type', 'oneOf', 'anyOf'].indexOf(kw) >>> 0;
+    return (
+      [
+        'required',
+        'additionalProperties',
+        'format',
+        'pattern',
+        'maxLength',
+        'minLength',
+        'maxItems',
+        'minimum',
+        'maximum',
+        'const',
+        'enum',
+        'type',
+        'oneOf',
+        'anyOf',
+      ].indexOf(kw) >>> 0
+    );
   };
   const first = [...items].sort((a, b) => rank(a) - rank(b))[0];
   if (!first) return 'invalid request';
@@ -82,7 +121,8 @@ function describeValidationErrors(items: ValidatorItem[]): string {
   // A property whose schema is `false` is not accepted by that operation (restId on application reports).
   if (keyword === 'false schema') return `unknown field: ${label}`;
   if (/^Unknown query parameter/.test(message)) return `unknown query parameter: ${message.match(/'(.*)'/)?.[1] ?? ''}`;
-  if (/^Empty value found for query parameter/.test(message)) return `${message.match(/'(.*)'/)?.[1] ?? 'parameter'} must not be empty`;
+  if (/^Empty value found for query parameter/.test(message))
+    return `${message.match(/'(.*)'/)?.[1] ?? 'parameter'} must not be empty`;
   const special = FIELD_MESSAGES[name]?.[keyword];
   if (special) return `${label} ${special}`;
   const anyOfType = items.some((i) => i.path === path && i.errorCode?.startsWith('oneOf'));
@@ -110,7 +150,13 @@ function reasonFromBodyParser(err: { type?: string }): HttpError | undefined {
 /** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
 export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
   if (err instanceof HttpError) return err;
-  const e = err as { status?: number; type?: string; errors?: ValidatorItem[]; message?: string; headers?: Record<string, string> };
+  const e = err as {
+    status?: number;
+    type?: string;
+    errors?: ValidatorItem[];
+    message?: string;
+    headers?: Record<string, string>;
+  };
   const fromParser = reasonFromBodyParser(e);
   if (fromParser) return fromParser;
   if (isDatabaseUnavailable(err)) return new HttpError(503, 'database unavailable');
@@ -121,7 +167,11 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
       case 404:
         return notFound(req ? `no route ${req.method} ${req.path}` : 'not found');
       case 405:
-        return new HttpError(405, req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed', e.headers ?? {});
+        return new HttpError(
+          405,
+          req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed',
+          e.headers ?? {},
+        );
       case 413:
         return new HttpError(413, 'request body is larger than 1 MiB');
       case 415:

@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
  * module's export is replaced, once per process, by a memoised one. path-to-regexp's own match() and
  * Express's router call the function internally and are not affected.
  */
-interface PathToRegexpModule { pathToRegexp: (path: string, options?: Record<string, unknown>) => unknown }
+interface PathToRegexpModule {
+  pathToRegexp: (path: string, options?: Record<string, unknown>) => unknown;
+}
 
 const pathToRegexpModule = createRequire(import.meta.url)('path-to-regexp') as PathToRegexpModule & { memoised?: true };
 if (!pathToRegexpModule.memoised) {

@@ -27,8 +27,13 @@ function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSen
  * so the report is unchanged while the attempt (and the webhook-id its retry reuses) is kept.
  * Undefined when the company has no such report; 502 naming the cause when the delivery failed.
  */
-export async function publishReport(pool: Pool, notifier: Notifier, companyId: string, reportId: string,
-  { publishedUrl, notifyIntegration }: PublishInput): Promise<PublishResult | undefined> {
+export async function publishReport(
+  pool: Pool,
+  notifier: Notifier,
+  companyId: string,
+  reportId: string,
+  { publishedUrl, notifyIntegration }: PublishInput,
+): Promise<PublishResult | undefined> {
   const outcome = await withTransaction(pool, async (db) => {
     const target = await lockForPublish(db, companyId, reportId);
     if (!target) return undefined;
@@ -38,13 +43,22 @@ export async function publishReport(pool: Pool, notifier: Notifier, companyId: s
     const reason = whyNoWebhook(target, notifyIntegration);
     if (reason) return { report, webhook: { outcome: 'not_sent' as const, reason } };
 
-    const message = { url: target.webhookUrl!, secret: target.webhookSecret!, webhookId: target.pendingWebhookId ?? newWebhookId() };
+    const message = {
+      url: target.webhookUrl!,
+      secret: target.webhookSecret!,
+      webhookId: target.pendingWebhookId ?? newWebhookId(),
+    };
     const attempt = await notifier.deliver({ ...message, payload: JSON.stringify(report) });
     if (attempt.error) {
       await db.query('ROLLBACK TO SAVEPOINT publish');
       await keepPendingWebhookId(db, companyId, reportId, message.webhookId);
     }
-    const deliveryId = await recordDelivery(db, companyId, { ...attempt, reportId, webhookId: message.webhookId, url: message.url });
+    const deliveryId = await recordDelivery(db, companyId, {
+      ...attempt,
+      reportId,
+      webhookId: message.webhookId,
+      url: message.url,
+    });
     if (attempt.error) return { failure: attempt.error };
     return { report, webhook: { outcome: 'sent' as const, deliveryId, status: attempt.httpStatus! } };
   });

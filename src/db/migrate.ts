@@ -41,5 +41,8 @@ export async function pendingMigrations(db: Queryable): Promise<string[]> {
     if ((err as { code?: string }).code !== '42P01') throw err;
     applied = new Set();
   }
-  return [...expected].sort(([a], [b]) => a - b).filter(([id]) => !applied.has(id)).map(([, name]) => name);
+  return [...expected]
+    .sort(([a], [b]) => a - b)
+    .filter(([id]) => !applied.has(id))
+    .map(([, name]) => name);
 }

@@ -13,7 +13,12 @@ export interface PoolOptions {
   statementTimeoutMillis?: number;
 }
 
-export function createPool({ connectionString, max = 10, connectionTimeoutMillis = 5000, statementTimeoutMillis = 15_000 }: PoolOptions): pg.Pool {
+export function createPool({
+  connectionString,
+  max = 10,
+  connectionTimeoutMillis = 5000,
+  statementTimeoutMillis = 15_000,
+}: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,

@@ -15,7 +15,8 @@ export function requireAppToken(token: string): RequestHandler {
   return (req, _res, next) => {
     const header = req.get('authorization');
     const match = header === undefined ? null : /^Bearer[ \t]+(\S+)\s*$/i.exec(header);
-    if (!match) throw new HttpError(401, 'missing application token: send Authorization: Bearer <APP_TOKEN>', challenge);
+    if (!match)
+      throw new HttpError(401, 'missing application token: send Authorization: Bearer <APP_TOKEN>', challenge);
     if (!timingSafeEqual(sha256(match[1]!), expected)) throw new HttpError(401, 'invalid application token', challenge);
     next();
   };

@@ -47,7 +47,8 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
   });
 
   router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
-    if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!))) throw notFound(`API key ${req.params.keyId} not found`);
+    if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!)))
+      throw notFound(`API key ${req.params.keyId} not found`);
     res.status(204).end();
   });
 

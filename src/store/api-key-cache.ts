@@ -19,8 +19,14 @@ const RECONNECT_MS = 1_000;
 /** A barrier that takes longer means the listening connection is stuck: drop it and ask the database. */
 const BARRIER_TIMEOUT_MS = 2_000;
 
-interface Entry { principal: KeyPrincipal; expiresAt: number }
-interface Lookup { hash: string; stale: boolean }
+interface Entry {
+  principal: KeyPrincipal;
+  expiresAt: number;
+}
+interface Lookup {
+  hash: string;
+  stale: boolean;
+}
 
 export interface ApiKeyCacheOptions {
   db: Queryable;
@@ -131,7 +137,13 @@ export class ApiKeyCache implements KeyAuthenticator {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), BARRIER_TIMEOUT_MS);
     });
-    const ok = await Promise.race([listener.query('').then(() => true, () => false), timeout]);
+    const ok = await Promise.race([
+      listener.query('').then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
     clearTimeout(timer);
     if (!ok) this.lost(listener);
     return ok && this.listener === listener;
@@ -163,7 +175,10 @@ export class ApiKeyCache implements KeyAuthenticator {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'inspection-report-intake key cache' });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'inspection-report-intake key cache',
+    });
     this.current = client;
     client.on('notification', (message) => {
       if (message.channel === REVOCATION_CHANNEL) this.revoked(message.payload);

@@ -34,7 +34,8 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
           AND (k.last_used_at IS NULL OR k.last_used_at < clock_timestamp() - interval '1 minute')
      )
      SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId" FROM k`,
-    [hashKey(key)]);
+    [hashKey(key)],
+  );
   return rows[0];
 }
 
@@ -63,7 +64,8 @@ export async function createKey(db: Queryable, companyId: string): Promise<Creat
      INSERT INTO api_keys (company_id, integration_id, key_hash, prefix)
      SELECT $1, id, $2, $3 FROM integration
      RETURNING id, prefix, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`,
-    [companyId, hash, prefix]);
+    [companyId, hash, prefix],
+  );
   if (!rows[0]) throw new Error('could not create an API key: the integration changed concurrently, try again');
   return { ...rows[0], key };
 }
@@ -83,7 +85,9 @@ export async function listKeys(db: Queryable, companyId: string): Promise<ApiKey
     `SELECT id, prefix,
             to_char(created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "createdAt",
             to_char(last_used_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "lastUsedAt"
-       FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`, [companyId]);
+       FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`,
+    [companyId],
+  );
   return rows;
 }
 
@@ -106,8 +110,11 @@ export async function revokeIntegration(pool: Pool, companyId: string): Promise<
   await withTransaction(pool, async (db) => {
     const { rows } = await db.query<{ id: string }>(
       `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL
-        WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`, [companyId]);
+        WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
+      [companyId],
+    );
     // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
-    if (rows[0]) await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+    if (rows[0])
+      await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
   });
 }

@@ -1,7 +1,14 @@
 import type { Queryable } from '../db/pool.js';
 
-export interface Company { id: string; name: string }
-export interface User { id: string; name: string; email: string }
+export interface Company {
+  id: string;
+  name: string;
+}
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+}
 
 export async function createCompany(db: Queryable, name: string): Promise<Company> {
   const { rows } = await db.query<Company>('INSERT INTO companies (name) VALUES ($1) RETURNING id, name', [name]);
@@ -9,11 +16,18 @@ export async function createCompany(db: Queryable, name: string): Promise<Compan
 }
 
 /** Adds a user (inspector); undefined when the company already has a user with this e-mail. */
-export async function addUser(db: Queryable, companyId: string, name: string, email: string): Promise<User | undefined> {
+export async function addUser(
+  db: Queryable,
+  companyId: string,
+  name: string,
+  email: string,
+): Promise<User | undefined> {
   const { rows } = await db.query<User>(
     `INSERT INTO users (company_id, name, email) VALUES ($1, $2, $3)
      ON CONFLICT (company_id, lower(email)) DO NOTHING
-     RETURNING id, name, email`, [companyId, name, email]);
+     RETURNING id, name, email`,
+    [companyId, name, email],
+  );
   return rows[0];
 }
 

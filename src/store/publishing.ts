@@ -17,7 +17,11 @@ export interface PublishTarget {
  * Locks the report for the rest of the transaction and reads what decides the webhook. Two
  * publishes of one report (or a publish and a partner update) run one after the other.
  */
-export async function lockForPublish(db: Queryable, companyId: string, reportId: string): Promise<PublishTarget | undefined> {
+export async function lockForPublish(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+): Promise<PublishTarget | undefined> {
   if (!isUuid(reportId)) return undefined;
   const { rows } = await db.query<PublishTarget>(
     `SELECT r.integration_id AS "integrationId", r.from_rest_service AS "fromRestService",
@@ -27,20 +31,38 @@ export async function lockForPublish(db: Queryable, companyId: string, reportId:
        FROM reports r
        LEFT JOIN integrations i ON i.company_id = r.company_id AND i.id = r.integration_id
       WHERE r.company_id = $1 AND r.id = $2
-        FOR UPDATE OF r`, [companyId, reportId]);
+        FOR UPDATE OF r`,
+    [companyId, reportId],
+  );
   return rows[0];
 }
 
 /** Publishes (or re-publishes) the report; a later publish that notifies gets a new webhook-id. */
-export async function markPublished(db: Queryable, companyId: string, reportId: string, publishedUrl: string): Promise<void> {
+export async function markPublished(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  publishedUrl: string,
+): Promise<void> {
   await db.query(
     `UPDATE reports SET status = 'published', published_url = $3, pending_webhook_id = NULL, updated_at = clock_timestamp()
-      WHERE company_id = $1 AND id = $2`, [companyId, reportId, publishedUrl]);
+      WHERE company_id = $1 AND id = $2`,
+    [companyId, reportId, publishedUrl],
+  );
 }
 
 /** Remembers the webhook-id of a failed publish so that its retry carries the same one. */
-export async function keepPendingWebhookId(db: Queryable, companyId: string, reportId: string, webhookId: string): Promise<void> {
-  await db.query('UPDATE reports SET pending_webhook_id = $3 WHERE company_id = $1 AND id = $2', [companyId, reportId, webhookId]);
+export async function keepPendingWebhookId(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  webhookId: string,
+): Promise<void> {
+  await db.query('UPDATE reports SET pending_webhook_id = $3 WHERE company_id = $1 AND id = $2', [
+    companyId,
+    reportId,
+    webhookId,
+  ]);
 }
 
 /**
@@ -56,6 +78,8 @@ export async function startReport(db: Queryable, companyId: string, reportId: st
        UPDATE reports SET status = 'in_progress', updated_at = clock_timestamp()
         WHERE company_id = $1 AND id = $2 AND status = 'new'
      )
-     SELECT status FROM found`, [companyId, reportId]);
+     SELECT status FROM found`,
+    [companyId, reportId],
+  );
   return rows[0]?.status;
 }

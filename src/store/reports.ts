@@ -84,7 +84,8 @@ function toReport(row: ReportRow): Report {
     yearBuilt: row.year_built,
     squareFeet: row.square_feet,
     invoiceItems: row.invoice_descriptions.map((description, i) =>
-      formatInvoiceItem({ description, priceCents: Number(row.invoice_prices[i]) })),
+      formatInvoiceItem({ description, priceCents: Number(row.invoice_prices[i]) }),
+    ),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -105,7 +106,11 @@ export async function findForCompany(db: Queryable, companyId: string, id: strin
 }
 
 /** Position of a report in the list order: (inspectionDate, createdAt, id), all descending. */
-interface Cursor { date: string; createdAt: string; id: string }
+interface Cursor {
+  date: string;
+  createdAt: string;
+  id: string;
+}
 
 const CURSOR_PARTS = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/, UUID];
 
@@ -120,7 +125,8 @@ export function decodeCursor(text: string): Cursor | undefined {
     if (!parts.every((p, i) => typeof p === 'string' && CURSOR_PARTS[i]!.test(p))) return undefined;
     const [date, createdAt, id] = parts as string[];
     // A real calendar instant (Date.parse alone accepts 2026-02-30, which PostgreSQL would refuse).
-    const isReal = (text: string, iso: string) => !Number.isNaN(Date.parse(iso)) && new Date(iso).toISOString().startsWith(text);
+    const isReal = (text: string, iso: string) =>
+      !Number.isNaN(Date.parse(iso)) && new Date(iso).toISOString().startsWith(text);
     if (!isReal(date!, `${date}T00:00:00Z`) || !isReal(createdAt!.slice(0, 19), createdAt!)) return undefined;
     return { date: date!, createdAt: createdAt!, id: id! };
   } catch {
@@ -128,11 +134,18 @@ export function decodeCursor(text: string): Cursor | undefined {
   }
 }
 
-export interface ListOptions { limit: number; after?: Cursor; restId?: string }
+export interface ListOptions {
+  limit: number;
+  after?: Cursor;
+  restId?: string;
+}
 
 /** One page of the company's reports in list order, and the cursor of the next page if there is one. */
-export async function listForCompany(db: Queryable, companyId: string, { limit, after, restId }: ListOptions):
-  Promise<{ reports: Report[]; next?: Cursor }> {
+export async function listForCompany(
+  db: Queryable,
+  companyId: string,
+  { limit, after, restId }: ListOptions,
+): Promise<{ reports: Report[]; next?: Cursor }> {
   const params: unknown[] = [companyId];
   const where = ['r.company_id = $1'];
   if (after) {
@@ -157,9 +170,10 @@ export async function listForCompany(db: Queryable, companyId: string, { limit, 
   const rows = result.rows[0]!.page;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const next = rows.length > limit && last
-    ? { date: last.inspection_date, createdAt: last.cursor_created_at, id: last.id }
-    : undefined;
+  const next =
+    rows.length > limit && last
+      ? { date: last.inspection_date, createdAt: last.cursor_created_at, id: last.id }
+      : undefined;
   return { reports: page.map(toReport), next };
 }
 
@@ -193,7 +207,10 @@ function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
 function parseInvoiceItems(value: ReportInput['invoiceItems']) {
   return toList(value).map((text, i) => {
     const item = parseInvoiceItem(text);
-    if (!item) throw badRequest(`invoiceItems[${i}] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"`);
+    if (!item)
+      throw badRequest(
+        `invoiceItems[${i}] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"`,
+      );
     return item;
   });
 }
@@ -211,7 +228,13 @@ async function deleteChildren(db: Queryable, companyId: string, reportId: string
   });
 }
 
-async function insertChildren(db: Queryable, companyId: string, reportId: string, userIds: string[], items: InvoiceItems) {
+async function insertChildren(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  userIds: string[],
+  items: InvoiceItems,
+) {
   await db.query({
     name: 'report-children-insert',
     text: `WITH i AS (
@@ -239,7 +262,11 @@ export interface Origin {
  * the conflicting row stays locked until commit, so the child rows are replaced consistently.
  * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report.
  */
-export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportInput): Promise<{ id: string; created: boolean }> {
+export async function createOrUpdate(
+  pool: Pool,
+  origin: Origin,
+  input: ReportInput,
+): Promise<{ id: string; created: boolean }> {
   const clientNames = toList(input.clientNames);
   if (clientNames.length === 0) throw badRequest('clientNames must contain at least one non-blank name');
   const invoiceItems = input.invoiceItems === undefined ? undefined : parseInvoiceItems(input.invoiceItems);
@@ -279,7 +306,12 @@ export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportIn
     // One statement: match the inspectors, write the report only if all of them are users, and for a
     // new report also its child rows. An updated report's child rows are replaced by two more
     // statements: deleting and inserting the same keys in one statement is not reliably ordered.
-    const { rows } = await db.query<{ id: string | null; created: boolean | null; found: string[]; found_ids: string[] }>(
+    const { rows } = await db.query<{
+      id: string | null;
+      created: boolean | null;
+      found: string[];
+      found_ids: string[];
+    }>(
       `WITH wanted AS (
          SELECT w.email, w.ord FROM unnest($${n + 1}::text[]) WITH ORDINALITY AS w(email, ord)
        ), found AS (
@@ -305,7 +337,8 @@ export async function createOrUpdate(pool: Pool, origin: Origin, input: ReportIn
               ARRAY(SELECT email FROM found ORDER BY ord) AS found,
               ARRAY(SELECT id FROM found ORDER BY ord) AS found_ids
          FROM (SELECT 1) AS one LEFT JOIN r ON true`,
-      [...values, inspectors, items.map((i) => i.description), items.map((i) => i.priceCents)]);
+      [...values, inspectors, items.map((i) => i.description), items.map((i) => i.priceCents)],
+    );
     const row = rows[0]!;
     const unknown = inspectors.filter((e) => !row.found.includes(e));
     if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);

@@ -25,8 +25,18 @@ export async function recordDelivery(db: Queryable, companyId: string, attempt: 
     `INSERT INTO webhook_deliveries
        (company_id, report_id, webhook_id, url, attempted_at, duration_ms, http_status, error, response_excerpt)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [companyId, attempt.reportId, attempt.webhookId, attempt.url, attempt.attemptedAt, attempt.durationMs,
-      attempt.httpStatus, attempt.error, attempt.responseExcerpt]);
+    [
+      companyId,
+      attempt.reportId,
+      attempt.webhookId,
+      attempt.url,
+      attempt.attemptedAt,
+      attempt.durationMs,
+      attempt.httpStatus,
+      attempt.error,
+      attempt.responseExcerpt,
+    ],
+  );
   return rows[0]!.id;
 }
 
@@ -37,6 +47,8 @@ export async function listDeliveries(db: Queryable, companyId: string, limit: nu
             to_char(attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "attemptedAt",
             duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
        FROM webhook_deliveries WHERE company_id = $1
-      ORDER BY attempted_at DESC, id DESC LIMIT $2`, [companyId, limit]);
+      ORDER BY attempted_at DESC, id DESC LIMIT $2`,
+    [companyId, limit],
+  );
   return rows;
 }

@@ -54,8 +54,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async deliver(message) {
       const attemptedAt = new Date();
       const started = performance.now();
-      const outcome = await send(client, message, attemptedAt)
-        .catch((err: unknown) => ({ httpStatus: null, error: describeFailure(err, options.timeoutMs), responseExcerpt: '' }));
+      const outcome = await send(client, message, attemptedAt).catch((err: unknown) => ({
+        httpStatus: null,
+        error: describeFailure(err, options.timeoutMs),
+        responseExcerpt: '',
+      }));
       webhookDeliveries.inc({ outcome: outcome.error === '' ? 'sent' : 'failed' });
       return { attemptedAt, durationMs: Math.round(performance.now() - started), ...outcome };
     },
@@ -71,7 +74,10 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
   }
   const stream = client.stream.post(message.url, {
     body: message.payload,
-    headers: { 'content-type': 'application/json', ...signedHeaders(message.secret, message.webhookId, message.payload, at) },
+    headers: {
+      'content-type': 'application/json',
+      ...signedHeaders(message.secret, message.webhookId, message.payload, at),
+    },
   });
   // Errors after the outcome is known (the body cut short) must not crash the process.
   stream.on('error', () => undefined);
@@ -109,11 +115,13 @@ function describeStatus(status: number): string {
 
 function describeFailure(err: unknown, timeoutMs: number): string {
   const address = refusedAddress(err) ?? refusedAddress((err as { cause?: unknown } | undefined)?.cause);
-  if (address) return `address ${address} is refused (loopback, private, link-local and metadata addresses are not allowed)`;
+  if (address)
+    return `address ${address} is refused (loopback, private, link-local and metadata addresses are not allowed)`;
   if (err instanceof TimeoutError) return `no complete answer within ${timeoutMs} ms`;
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | undefined)?.code;
   if (code === 'ECONNREFUSED') return `connection refused (${message})`;
-  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|HANDSHAKE/.test(code)) return `TLS error: ${message} (${code})`;
+  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|HANDSHAKE/.test(code))
+    return `TLS error: ${message} (${code})`;
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
 }

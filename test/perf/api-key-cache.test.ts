@@ -4,7 +4,12 @@ import type { Pool, Queryable } from '../../src/db/pool.js';
 import { ApiKeyCache } from '../../src/store/api-key-cache.js';
 import { api, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
 
-interface CachingServer { app: Express; pool: Pool; cache: ApiKeyCache; queries: () => number }
+interface CachingServer {
+  app: Express;
+  pool: Pool;
+  cache: ApiKeyCache;
+  queries: () => number;
+}
 
 /** A second server process (its own app and pool) whose key cache counts the key queries it sends. */
 async function cachingServer(): Promise<CachingServer> {
@@ -37,10 +42,12 @@ async function useUntilCached(server: CachingServer, key: string): Promise<void>
 describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
   after(async () => {
-    await Promise.all(servers.map(async (s) => {
-      await s.cache.close();
-      await s.pool.end();
-    }));
+    await Promise.all(
+      servers.map(async (s) => {
+        await s.cache.close();
+        await s.pool.end();
+      }),
+    );
   });
 
   it('answers repeated requests from the cache, without a key query each', async () => {
@@ -80,7 +87,8 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     await useUntilCached(server, key);
 
     await pool().query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake key cache'`);
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake key cache'`,
+    );
     await pool().query('DELETE FROM api_keys WHERE company_id = $1', [companyId]);
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
@@ -97,7 +105,11 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     servers.push(server);
     const { key, companyId } = await newCompany();
     const lastUsed = async () =>
-      (await pool().query<{ t: Date | null }>('SELECT last_used_at AS t FROM api_keys WHERE company_id = $1', [companyId])).rows[0]!.t;
+      (
+        await pool().query<{ t: Date | null }>('SELECT last_used_at AS t FROM api_keys WHERE company_id = $1', [
+          companyId,
+        ])
+      ).rows[0]!.t;
     expect(await lastUsed()).to.equal(null);
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(200);
     const first = await lastUsed();
@@ -105,7 +117,10 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     await useUntilCached(server, key);
     expect((await lastUsed())!.getTime()).to.equal(first!.getTime());
     // A cached key whose recorded use is made older than a minute is read, and recorded, again.
-    await pool().query(`UPDATE api_keys SET last_used_at = last_used_at - interval '61 seconds' WHERE company_id = $1`, [companyId]);
+    await pool().query(
+      `UPDATE api_keys SET last_used_at = last_used_at - interval '61 seconds' WHERE company_id = $1`,
+      [companyId],
+    );
     const aged = await lastUsed();
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(200);
     expect((await lastUsed())!.getTime()).to.be.greaterThan(aged!.getTime());

@@ -7,7 +7,11 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 async function createCompanyThroughApi(): Promise<string> {
-  const res = await api().post('/internal/companies').set(auth).send({ name: unique('Acme') }).expect(201);
+  const res = await api()
+    .post('/internal/companies')
+    .set(auth)
+    .send({ name: unique('Acme') })
+    .expect(201);
   return res.body.id as string;
 }
 
@@ -20,18 +24,30 @@ describe('application API: authentication', () => {
     const missing = { error: 'missing application token: send Authorization: Bearer <APP_TOKEN>' };
     const res = await api().post('/internal/companies').send({ name: 'x' }).expect(401, missing);
     expect(res.headers['www-authenticate']).to.equal('Bearer');
-    await api().post('/internal/companies').set('Authorization', `Basic ${APP_TOKEN}`).send({ name: 'x' }).expect(401, missing);
+    await api()
+      .post('/internal/companies')
+      .set('Authorization', `Basic ${APP_TOKEN}`)
+      .send({ name: 'x' })
+      .expect(401, missing);
   });
 
   it('answers 401 "invalid application token" for a wrong token, also one that only shares a prefix', async () => {
     const invalid = { error: 'invalid application token' };
-    await api().get(`/internal/companies/${MISSING_UUID}/integration`).set('Authorization', 'Bearer nope').expect(401, invalid);
-    await api().get(`/internal/companies/${MISSING_UUID}/integration`)
-      .set('Authorization', `Bearer ${APP_TOKEN.slice(0, -1)}`).expect(401, invalid);
+    await api()
+      .get(`/internal/companies/${MISSING_UUID}/integration`)
+      .set('Authorization', 'Bearer nope')
+      .expect(401, invalid);
+    await api()
+      .get(`/internal/companies/${MISSING_UUID}/integration`)
+      .set('Authorization', `Bearer ${APP_TOKEN.slice(0, -1)}`)
+      .expect(401, invalid);
   });
 
   it('checks the token before the body, so an unauthenticated caller learns nothing about validation', async () => {
-    await api().post('/internal/companies').set('Content-Type', 'application/json').send('{bad')
+    await api()
+      .post('/internal/companies')
+      .set('Content-Type', 'application/json')
+      .send('{bad')
       .expect(401, { error: 'missing application token: send Authorization: Bearer <APP_TOKEN>' });
   });
 
@@ -43,8 +59,12 @@ describe('application API: authentication', () => {
 
   it('does not accept a partner API key in place of the application token', async () => {
     const { key } = await newCompany();
-    await api().post('/internal/companies').set('X-API-KEY', key).set('Authorization', `Bearer ${key}`)
-      .send({ name: 'x' }).expect(401, { error: 'invalid application token' });
+    await api()
+      .post('/internal/companies')
+      .set('X-API-KEY', key)
+      .set('Authorization', `Bearer ${key}`)
+      .send({ name: 'x' })
+      .expect(401, { error: 'invalid application token' });
   });
 });
 
@@ -57,32 +77,59 @@ describe('application API: companies and users', () => {
 
   it('refuses a company without a name or with unknown fields', async () => {
     await api().post('/internal/companies').set(auth).send({}).expect(400, { error: 'name is required' });
-    await api().post('/internal/companies').set(auth).send({ name: 'x', plan: 'gold' }).expect(400, { error: 'unknown field: plan' });
+    await api()
+      .post('/internal/companies')
+      .set(auth)
+      .send({ name: 'x', plan: 'gold' })
+      .expect(400, { error: 'unknown field: plan' });
   });
 
   it('adds a user: 201 {id, name, email}; the same e-mail in any case is 409', async () => {
     const companyId = await createCompanyThroughApi();
-    const res = await api().post(`/internal/companies/${companyId}/users`).set(auth)
-      .send({ name: 'Dana Inspector', email: 'Dana@Example.com' }).expect(201);
+    const res = await api()
+      .post(`/internal/companies/${companyId}/users`)
+      .set(auth)
+      .send({ name: 'Dana Inspector', email: 'Dana@Example.com' })
+      .expect(201);
     expect(res.body).to.deep.equal({ id: res.body.id, name: 'Dana Inspector', email: 'Dana@Example.com' });
-    await api().post(`/internal/companies/${companyId}/users`).set(auth).send({ name: 'Other', email: 'dana@example.COM' })
+    await api()
+      .post(`/internal/companies/${companyId}/users`)
+      .set(auth)
+      .send({ name: 'Other', email: 'dana@example.COM' })
       .expect(409, { error: 'the company already has a user with e-mail dana@example.COM' });
   });
 
   it('lets another company use the same e-mail, and refuses one that is not an address', async () => {
     const [a, b] = [await createCompanyThroughApi(), await createCompanyThroughApi()];
-    await api().post(`/internal/companies/${a}/users`).set(auth).send({ name: 'D', email: 'd@example.com' }).expect(201);
-    await api().post(`/internal/companies/${b}/users`).set(auth).send({ name: 'D', email: 'd@example.com' }).expect(201);
-    await api().post(`/internal/companies/${b}/users`).set(auth).send({ name: 'D', email: 'nope' })
+    await api()
+      .post(`/internal/companies/${a}/users`)
+      .set(auth)
+      .send({ name: 'D', email: 'd@example.com' })
+      .expect(201);
+    await api()
+      .post(`/internal/companies/${b}/users`)
+      .set(auth)
+      .send({ name: 'D', email: 'd@example.com' })
+      .expect(201);
+    await api()
+      .post(`/internal/companies/${b}/users`)
+      .set(auth)
+      .send({ name: 'D', email: 'nope' })
       .expect(400, { error: 'email must be an e-mail address' });
   });
 
   it('answers 404 for an unknown company and for a company id that is not a UUID (never 500)', async () => {
     for (const id of [MISSING_UUID, 'not-a-uuid', "1'; DROP TABLE companies; --"]) {
-      const res = await api().post(`/internal/companies/${encodeURIComponent(id)}/users`).set(auth)
-        .send({ name: 'D', email: 'd@example.com' }).expect(404);
+      const res = await api()
+        .post(`/internal/companies/${encodeURIComponent(id)}/users`)
+        .set(auth)
+        .send({ name: 'D', email: 'd@example.com' })
+        .expect(404);
       expect(res.body).to.deep.equal({ error: `company ${id} not found` });
-      await api().get(`/internal/companies/${encodeURIComponent(id)}/api-keys`).set(auth).expect(404);
+      await api()
+        .get(`/internal/companies/${encodeURIComponent(id)}/api-keys`)
+        .set(auth)
+        .expect(404);
     }
   });
 });
@@ -122,7 +169,8 @@ describe('application API: API keys', () => {
   it('writes lastUsedAt at most once a minute per key', async () => {
     const companyId = await createCompanyThroughApi();
     const { id, key } = await generateKey(companyId);
-    const lastUsed = async () => (await pool().query('SELECT last_used_at FROM api_keys WHERE id = $1', [id])).rows[0].last_used_at as Date;
+    const lastUsed = async () =>
+      (await pool().query('SELECT last_used_at FROM api_keys WHERE id = $1', [id])).rows[0].last_used_at as Date;
     await api().get('/auth').set('X-API-KEY', key).expect(200);
     const firstUse = await lastUsed();
     await api().get('/auth').set('X-API-KEY', key).expect(200);
@@ -164,8 +212,14 @@ describe('application API: API keys', () => {
     const companyId = await createCompanyThroughApi();
     const other = await createCompanyThroughApi();
     const { id } = await generateKey(companyId);
-    await api().delete(`/internal/companies/${other}/api-keys/${id}`).set(auth).expect(404, { error: `API key ${id} not found` });
-    await api().delete(`/internal/companies/${companyId}/api-keys/nope`).set(auth).expect(404, { error: 'API key nope not found' });
+    await api()
+      .delete(`/internal/companies/${other}/api-keys/${id}`)
+      .set(auth)
+      .expect(404, { error: `API key ${id} not found` });
+    await api()
+      .delete(`/internal/companies/${companyId}/api-keys/nope`)
+      .set(auth)
+      .expect(404, { error: 'API key nope not found' });
     await api().delete(`/internal/companies/${companyId}/api-keys/${id}`).set(auth).expect(204);
     await api().delete(`/internal/companies/${companyId}/api-keys/${id}`).set(auth).expect(404);
   });
@@ -187,11 +241,22 @@ describe('application API: webhook address and integration', () => {
   it('refuses an address that is not an absolute https:// URL with 400, changing nothing', async () => {
     const companyId = await createCompanyThroughApi();
     const refused = { error: 'url must be an absolute https:// URL' };
-    for (const url of ['http://crm.example.com/hook', 'ftp://crm.example.com', 'crm.example.com/hook', 'https://', 'https:///path', '']) {
+    for (const url of [
+      'http://crm.example.com/hook',
+      'ftp://crm.example.com',
+      'crm.example.com/hook',
+      'https://',
+      'https:///path',
+      '',
+    ]) {
       const res = await api().put(`/internal/companies/${companyId}/webhook`).set(auth).send({ url }).expect(400);
       expect(res.body, url).to.deep.equal(refused);
     }
-    await api().put(`/internal/companies/${companyId}/webhook`).set(auth).send({}).expect(400, { error: 'url is required' });
+    await api()
+      .put(`/internal/companies/${companyId}/webhook`)
+      .set(auth)
+      .send({})
+      .expect(400, { error: 'url is required' });
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
     expect(integration.body).to.deep.equal({ active: false, webhookUrl: null, secret: null, keys: [] });
   });
@@ -201,7 +266,9 @@ describe('application API: webhook address and integration', () => {
     const key = await generateKey(companyId);
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
     expect(integration.body).to.deep.equal({
-      active: true, webhookUrl: null, secret: null,
+      active: true,
+      webhookUrl: null,
+      secret: null,
       keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null }],
     });
   });
@@ -209,21 +276,28 @@ describe('application API: webhook address and integration', () => {
   it('revokes the integration: every key refused by every process at once, address and secret gone', async () => {
     const companyId = await createCompanyThroughApi();
     const keys = [await generateKey(companyId), await generateKey(companyId)];
-    await api().put(`/internal/companies/${companyId}/webhook`).set(auth).send({ url: 'https://crm.example.com/h' }).expect(200);
+    await api()
+      .put(`/internal/companies/${companyId}/webhook`)
+      .set(auth)
+      .send({ url: 'https://crm.example.com/h' })
+      .expect(200);
     const processA = newApp();
     const processB = newApp();
     try {
       for (const k of keys) await api(processB.app).get('/auth').set('X-API-KEY', k.key).expect(200);
       await api(processA.app).delete(`/internal/companies/${companyId}/integration`).set(auth).expect(204);
       for (const p of [processB, processA]) {
-        for (const k of keys) await api(p.app).get('/auth').set('X-API-KEY', k.key).expect(400, { error: 'invalid API key' });
+        for (const k of keys)
+          await api(p.app).get('/auth').set('X-API-KEY', k.key).expect(400, { error: 'invalid API key' });
       }
     } finally {
       await Promise.all([processA.pool.end(), processB.pool.end()]);
     }
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
     expect(integration.body).to.deep.equal({ active: false, webhookUrl: null, secret: null, keys: [] });
-    const { rows } = await pool().query('SELECT webhook_url, webhook_secret FROM integrations WHERE company_id = $1', [companyId]);
+    const { rows } = await pool().query('SELECT webhook_url, webhook_secret FROM integrations WHERE company_id = $1', [
+      companyId,
+    ]);
     expect(rows).to.deep.equal([{ webhook_url: null, webhook_secret: null }]);
   });
 
@@ -243,49 +317,86 @@ describe('application API: webhook address and integration', () => {
 describe('application API: reports', () => {
   it('creates a report in the application: 201, fromRestService and restId empty, status new', async () => {
     const companyId = await createCompanyThroughApi();
-    await api().post(`/internal/companies/${companyId}/users`).set(auth).send({ name: 'Dana', email: 'dana@example.com' }).expect(201);
-    const res = await api().post(`/internal/companies/${companyId}/reports`).set(auth)
-      .send(reportInput({ address: '12 Elm Street', inspectorEmails: 'DANA@example.com', invoiceItems: 'Fee: $1,250' })).expect(201);
+    await api()
+      .post(`/internal/companies/${companyId}/users`)
+      .set(auth)
+      .send({ name: 'Dana', email: 'dana@example.com' })
+      .expect(201);
+    const res = await api()
+      .post(`/internal/companies/${companyId}/reports`)
+      .set(auth)
+      .send(reportInput({ address: '12 Elm Street', inspectorEmails: 'DANA@example.com', invoiceItems: 'Fee: $1,250' }))
+      .expect(201);
     expect(res.body).to.include({
-      fromRestService: '', restId: '', status: 'new', address: '12 Elm Street', clientName: 'Jordan Smith',
-      inspectorName: 'Dana', inspectorEmail: 'dana@example.com', publishedUrl: '',
+      fromRestService: '',
+      restId: '',
+      status: 'new',
+      address: '12 Elm Street',
+      clientName: 'Jordan Smith',
+      inspectorName: 'Dana',
+      inspectorEmail: 'dana@example.com',
+      publishedUrl: '',
     });
     expect(res.body.invoiceItems).to.deep.equal(['Fee: $1,250.00']);
   });
 
   it('does not accept restId or fromRestService on application reports', async () => {
     const companyId = await createCompanyThroughApi();
-    await api().post(`/internal/companies/${companyId}/reports`).set(auth).send(reportInput({ restId: 'crm-1' }))
+    await api()
+      .post(`/internal/companies/${companyId}/reports`)
+      .set(auth)
+      .send(reportInput({ restId: 'crm-1' }))
       .expect(400, { error: 'unknown field: restId' });
-    await api().post(`/internal/companies/${companyId}/reports`).set(auth).send(reportInput({ fromRestService: 'CRM' }))
+    await api()
+      .post(`/internal/companies/${companyId}/reports`)
+      .set(auth)
+      .send(reportInput({ fromRestService: 'CRM' }))
       .expect(400, { error: 'unknown field: fromRestService' });
-    await api().post(`/internal/companies/${companyId}/reports`).set(auth).send({ inspectionDate: '2026-03-14' })
+    await api()
+      .post(`/internal/companies/${companyId}/reports`)
+      .set(auth)
+      .send({ inspectionDate: '2026-03-14' })
       .expect(400, { error: 'clientNames is required' });
   });
 
   it('starts a report: new → in_progress, again in_progress, a published report is 409', async () => {
     const { companyId, key } = await newCompany();
-    const { body: { id } } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    const {
+      body: { id },
+    } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
     const started = await api().post(`/internal/companies/${companyId}/reports/${id}/start`).set(auth).expect(200);
     expect(started.body).to.include({ id, status: 'in_progress' });
     const read = await api().get(`/reports/${id}`).set('X-API-KEY', key).expect(200);
     expect(read.body).to.deep.equal(started.body);
     const again = await api().post(`/internal/companies/${companyId}/reports/${id}/start`).set(auth).expect(200);
     expect(again.body).to.deep.equal(started.body);
-    await api().post(`/internal/companies/${companyId}/reports/${id}/publish`).set(auth)
-      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: false }).expect(200);
-    await api().post(`/internal/companies/${companyId}/reports/${id}/start`).set(auth).expect(409, { error: `report ${id} is published` });
+    await api()
+      .post(`/internal/companies/${companyId}/reports/${id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: false })
+      .expect(200);
+    await api()
+      .post(`/internal/companies/${companyId}/reports/${id}/start`)
+      .set(auth)
+      .expect(409, { error: `report ${id} is published` });
   });
 
-  it('answers 404 for an unknown, malformed or other company\'s report on start and publish', async () => {
+  it("answers 404 for an unknown, malformed or other company's report on start and publish", async () => {
     const mine = await newCompany();
     const other = await newCompany();
-    const { body: { id } } = await api().post('/reports/new').set('X-API-KEY', other.key).send(reportInput()).expect(200);
+    const {
+      body: { id },
+    } = await api().post('/reports/new').set('X-API-KEY', other.key).send(reportInput()).expect(200);
     const publish = { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: false };
     for (const reportId of [id, MISSING_UUID, 'nope']) {
-      await api().post(`/internal/companies/${mine.companyId}/reports/${reportId}/start`).set(auth)
+      await api()
+        .post(`/internal/companies/${mine.companyId}/reports/${reportId}/start`)
+        .set(auth)
         .expect(404, { error: `report ${reportId} not found` });
-      await api().post(`/internal/companies/${mine.companyId}/reports/${reportId}/publish`).set(auth).send(publish)
+      await api()
+        .post(`/internal/companies/${mine.companyId}/reports/${reportId}/publish`)
+        .set(auth)
+        .send(publish)
         .expect(404, { error: `report ${reportId} not found` });
     }
     const read = await api().get(`/reports/${id}`).set('X-API-KEY', other.key).expect(200);
@@ -294,13 +405,21 @@ describe('application API: reports', () => {
 
   it('publishes from new and re-publishes with a new publishedUrl', async () => {
     const { companyId, key } = await newCompany();
-    const { body: { id } } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
-    const first = await api().post(`/internal/companies/${companyId}/reports/${id}/publish`).set(auth)
-      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: false }).expect(200);
+    const {
+      body: { id },
+    } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    const first = await api()
+      .post(`/internal/companies/${companyId}/reports/${id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: false })
+      .expect(200);
     expect(first.body.report).to.include({ id, status: 'published', publishedUrl: 'https://reports.example.com/r/1' });
     expect(first.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'not_requested' });
-    const again = await api().post(`/internal/companies/${companyId}/reports/${id}/publish`).set(auth)
-      .send({ publishedUrl: 'https://reports.example.com/r/2', notifyIntegration: false }).expect(200);
+    const again = await api()
+      .post(`/internal/companies/${companyId}/reports/${id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/2', notifyIntegration: false })
+      .expect(200);
     expect(again.body.report.publishedUrl).to.equal('https://reports.example.com/r/2');
     const read = await api().get(`/reports/${id}`).set('X-API-KEY', key).expect(200);
     expect(read.body).to.deep.equal(again.body.report);
@@ -308,15 +427,35 @@ describe('application API: reports', () => {
 
   it('refuses an invalid publish body with 400 and changes nothing', async () => {
     const { companyId, key } = await newCompany();
-    const { body: { id } } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    const {
+      body: { id },
+    } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
     const before = await api().get(`/reports/${id}`).set('X-API-KEY', key).expect(200);
     const url = `/internal/companies/${companyId}/reports/${id}/publish`;
-    await api().post(url).set(auth).send({ publishedUrl: 'https://r.example.com/1' }).expect(400, { error: 'notifyIntegration is required' });
-    await api().post(url).set(auth).send({ notifyIntegration: true }).expect(400, { error: 'publishedUrl is required' });
-    await api().post(url).set(auth).send({ publishedUrl: 'http://r.example.com/1', notifyIntegration: false })
+    await api()
+      .post(url)
+      .set(auth)
+      .send({ publishedUrl: 'https://r.example.com/1' })
+      .expect(400, { error: 'notifyIntegration is required' });
+    await api()
+      .post(url)
+      .set(auth)
+      .send({ notifyIntegration: true })
+      .expect(400, { error: 'publishedUrl is required' });
+    await api()
+      .post(url)
+      .set(auth)
+      .send({ publishedUrl: 'http://r.example.com/1', notifyIntegration: false })
       .expect(400, { error: 'publishedUrl must be an absolute https:// URL' });
-    await api().post(url).set(auth).send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: 'yes' }).expect(400);
-    await api().post(url).set(auth).send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: false, status: 'published' })
+    await api()
+      .post(url)
+      .set(auth)
+      .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: 'yes' })
+      .expect(400);
+    await api()
+      .post(url)
+      .set(auth)
+      .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: false, status: 'published' })
       .expect(400, { error: 'unknown field: status' });
     const after = await api().get(`/reports/${id}`).set('X-API-KEY', key).expect(200);
     expect(after.body).to.deep.equal(before.body);
@@ -325,15 +464,26 @@ describe('application API: reports', () => {
   it('refuses partner updates of a report once the application published it (409)', async () => {
     const { companyId, key } = await newCompany();
     const restId = unique('crm');
-    const { body: { id } } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId })).expect(200);
-    await api().post(`/internal/companies/${companyId}/reports/${id}/publish`).set(auth)
-      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true }).expect(200);
-    await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId, notes: 'late' })).expect(409);
+    const {
+      body: { id },
+    } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId })).expect(200);
+    await api()
+      .post(`/internal/companies/${companyId}/reports/${id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
+      .expect(200);
+    await api()
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId, notes: 'late' }))
+      .expect(409);
   });
 
   it('answers 400 for a delivery-log limit outside 1 to 100', async () => {
     const companyId = await createCompanyThroughApi();
-    await api().get(`/internal/companies/${companyId}/webhook-deliveries?limit=0`).set(auth)
+    await api()
+      .get(`/internal/companies/${companyId}/webhook-deliveries?limit=0`)
+      .set(auth)
       .expect(400, { error: 'limit must be an integer from 1 to 100' });
     await api().get(`/internal/companies/${companyId}/webhook-deliveries?limit=101`).set(auth).expect(400);
     await api().get(`/internal/companies/${companyId}/webhook-deliveries`).set(auth).expect(200, []);

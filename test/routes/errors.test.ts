@@ -5,7 +5,14 @@ import { api, appDeps, newCompany } from '../support/harness.js';
 
 /** An app whose database fails every query with the given error. */
 function appWithFailingDatabase(error: Error & { code?: string }) {
-  const db = { query: async () => { throw error; }, connect: async () => { throw error; } } as unknown as Pool;
+  const db = {
+    query: async () => {
+      throw error;
+    },
+    connect: async () => {
+      throw error;
+    },
+  } as unknown as Pool;
   return createApp(appDeps(db));
 }
 
@@ -25,7 +32,10 @@ describe('errors', () => {
 
   it('answers 405 with Allow for a method a partner path lacks', async () => {
     const { key } = await newCompany();
-    for (const [method, path, allow] of [['delete', '/reports', 'GET'], ['put', '/reports/new', 'POST']] as const) {
+    for (const [method, path, allow] of [
+      ['delete', '/reports', 'GET'],
+      ['put', '/reports/new', 'POST'],
+    ] as const) {
       const res = await api()[method](path).set('X-API-KEY', key).expect(405);
       expect(res.headers.allow).to.equal(allow);
       expect(res.body).to.deep.equal({ error: `method ${method.toUpperCase()} is not allowed on ${path}` });

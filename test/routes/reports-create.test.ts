@@ -9,9 +9,27 @@ async function createAndGet(company: TestCompany, body: Record<string, unknown>)
 }
 
 const REPORT_FIELDS = [
-  'id', 'address', 'clientName', 'clientEmail', 'clientPhone', 'agentName', 'agentEmail', 'agentPhone',
-  'inspectorName', 'inspectorEmail', 'inspectorNotes', 'inspectionDate', 'fromRestService', 'restId',
-  'publishedUrl', 'status', 'yearBuilt', 'squareFeet', 'invoiceItems', 'createdAt', 'updatedAt',
+  'id',
+  'address',
+  'clientName',
+  'clientEmail',
+  'clientPhone',
+  'agentName',
+  'agentEmail',
+  'agentPhone',
+  'inspectorName',
+  'inspectorEmail',
+  'inspectorNotes',
+  'inspectionDate',
+  'fromRestService',
+  'restId',
+  'publishedUrl',
+  'status',
+  'yearBuilt',
+  'squareFeet',
+  'invoiceItems',
+  'createdAt',
+  'updatedAt',
 ];
 
 describe('POST /reports/new: create', () => {
@@ -78,9 +96,21 @@ describe('POST /reports/new: create', () => {
       expect(report[field], field).to.be.a('string');
     }
     expect(report).to.include({
-      address: '', clientEmail: '', clientPhone: '', agentName: '', agentEmail: '', agentPhone: '',
-      inspectorName: '', inspectorEmail: '', inspectorNotes: '', restId: '', publishedUrl: '',
-      yearBuilt: '', squareFeet: '', status: 'new', clientName: 'Jordan Smith',
+      address: '',
+      clientEmail: '',
+      clientPhone: '',
+      agentName: '',
+      agentEmail: '',
+      agentPhone: '',
+      inspectorName: '',
+      inspectorEmail: '',
+      inspectorNotes: '',
+      restId: '',
+      publishedUrl: '',
+      yearBuilt: '',
+      squareFeet: '',
+      status: 'new',
+      clientName: 'Jordan Smith',
     });
     expect(report.invoiceItems).to.deep.equal([]);
   });
@@ -91,23 +121,31 @@ describe('POST /reports/new: create', () => {
     });
 
     it('defaults to "REST API" when blank', async () => {
-      expect((await createAndGet(company, reportInput({ fromRestService: '  ' }))).fromRestService).to.equal('REST API');
+      expect((await createAndGet(company, reportInput({ fromRestService: '  ' }))).fromRestService).to.equal(
+        'REST API',
+      );
     });
   });
 
   describe('string-or-array fields', () => {
     it('treats a string as one value', async () => {
-      const report = await createAndGet(company, reportInput({ clientNames: 'A, B Ltd', clientEmails: 'a@example.com' }));
+      const report = await createAndGet(
+        company,
+        reportInput({ clientNames: 'A, B Ltd', clientEmails: 'a@example.com' }),
+      );
       expect(report.clientName).to.equal('A, B Ltd');
       expect(report.clientEmail).to.equal('a@example.com');
     });
 
     it('keeps array order, trims entries and drops blank ones', async () => {
-      const report = await createAndGet(company, reportInput({
-        clientNames: ['  Zed ', '', 'Amy', '   '],
-        clientPhones: ['', '555'],
-        clientEmails: [' b@example.com ', ''],
-      }));
+      const report = await createAndGet(
+        company,
+        reportInput({
+          clientNames: ['  Zed ', '', 'Amy', '   '],
+          clientPhones: ['', '555'],
+          clientEmails: [' b@example.com ', ''],
+        }),
+      );
       expect(report.clientName).to.equal('Zed, Amy');
       expect(report.clientPhone).to.equal('555');
       expect(report.clientEmail).to.equal('b@example.com');
@@ -115,16 +153,22 @@ describe('POST /reports/new: create', () => {
 
     it('refuses clientNames that leave no name', async () => {
       for (const clientNames of ['', '   ', [], ['', ' ']]) {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .send(reportInput({ clientNames })).expect(400);
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ clientNames }))
+          .expect(400);
         expect(res.body.error).to.match(/^clientNames /);
       }
     });
 
     it('refuses a value that is neither a string nor an array of strings', async () => {
       for (const clientNames of [1, null, { a: 1 }, [1], true]) {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .send(reportInput({ clientNames })).expect(400);
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ clientNames }))
+          .expect(400);
         expect(res.body.error).to.match(/^clientNames/);
       }
     });
@@ -132,15 +176,29 @@ describe('POST /reports/new: create', () => {
 
   describe('inspectionDate', () => {
     it('accepts a real calendar date, leap day included', async () => {
-      expect((await createAndGet(company, reportInput({ inspectionDate: '2024-02-29' }))).inspectionDate)
-        .to.equal('2024-02-29T00:00:00.000Z');
+      expect((await createAndGet(company, reportInput({ inspectionDate: '2024-02-29' }))).inspectionDate).to.equal(
+        '2024-02-29T00:00:00.000Z',
+      );
     });
 
     it('refuses dates that are not on the calendar or not YYYY-MM-DD', async () => {
-      for (const inspectionDate of ['2026-02-30', '2025-02-29', '2026-13-01', '2026-3-14', '14/03/2026',
-        '2026-03-14T00:00:00Z', '', 20260314, '0000-01-01', '+2026-03-14']) {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .send(reportInput({ inspectionDate })).expect(400);
+      for (const inspectionDate of [
+        '2026-02-30',
+        '2025-02-29',
+        '2026-13-01',
+        '2026-3-14',
+        '14/03/2026',
+        '2026-03-14T00:00:00Z',
+        '',
+        20260314,
+        '0000-01-01',
+        '+2026-03-14',
+      ]) {
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ inspectionDate }))
+          .expect(400);
         expect(res.body.error, String(inspectionDate)).to.equal('inspectionDate must be a calendar date YYYY-MM-DD');
       }
     });
@@ -148,50 +206,71 @@ describe('POST /reports/new: create', () => {
 
   describe('e-mail and phone fields', () => {
     it('refuses a clientEmails entry that is not an e-mail address, naming it', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ clientEmails: ['ok@example.com', 'not-an-email'] })).expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ clientEmails: ['ok@example.com', 'not-an-email'] }))
+        .expect(400);
       expect(res.body.error).to.equal('clientEmails[1] must be an e-mail address');
     });
 
     it('refuses an agentEmail that is not an e-mail address', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ agentEmail: 'riley at example' })).expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ agentEmail: 'riley at example' }))
+        .expect(400);
       expect(res.body.error).to.equal('agentEmail must be an e-mail address');
     });
 
     it('keeps phones as free text up to 50 characters', async () => {
       const phone = 'ext. 12 (ask for Pat) ' + '9'.repeat(28);
-      expect((await createAndGet(company, reportInput({ clientPhones: phone, agentPhone: 'call after 5' }))))
-        .to.include({ clientPhone: phone, agentPhone: 'call after 5' });
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ clientPhones: ['1'.repeat(51)] })).expect(400);
+      expect(await createAndGet(company, reportInput({ clientPhones: phone, agentPhone: 'call after 5' }))).to.include({
+        clientPhone: phone,
+        agentPhone: 'call after 5',
+      });
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ clientPhones: ['1'.repeat(51)] }))
+        .expect(400);
       expect(res.body.error).to.match(/^clientPhones\[0\] /);
     });
   });
 
   describe('inspectorEmails', () => {
     it('matches users case-insensitively, keeps the given order, counts a repeat once, shows stored addresses', async () => {
-      const report = await createAndGet(company, reportInput({
-        inspectorEmails: ['DANA@example.COM', 'lee@example.com', 'dana@example.com'],
-      }));
+      const report = await createAndGet(
+        company,
+        reportInput({
+          inspectorEmails: ['DANA@example.COM', 'lee@example.com', 'dana@example.com'],
+        }),
+      );
       expect(report.inspectorName).to.equal('Dana Inspector, Lee Inspector');
       expect(report.inspectorEmail).to.equal('Dana@Example.com, lee@example.com');
     });
 
     it('refuses addresses that are not users of the company, listing them, and stores nothing', async () => {
       const restId = unique('insp');
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
         .send(reportInput({ restId, inspectorEmails: ['lee@example.com', 'ghost@example.com', 'nobody@example.com'] }))
         .expect(400);
-      expect(res.body.error).to.equal('inspectorEmails are not users of this company: ghost@example.com, nobody@example.com');
+      expect(res.body.error).to.equal(
+        'inspectorEmails are not users of this company: ghost@example.com, nobody@example.com',
+      );
       const list = await api().get(`/reports?restId=${restId}`).set('X-API-KEY', company.key).expect(200);
       expect(list.body).to.deep.equal([]);
     });
 
     it('refuses an inspector of another company', async () => {
       const other = await newCompany([{ name: 'Other', email: 'other-inspector@example.com' }]);
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ inspectorEmails: 'other-inspector@example.com' })).expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ inspectorEmails: 'other-inspector@example.com' }))
+        .expect(400);
       expect(res.body.error).to.equal('inspectorEmails are not users of this company: other-inspector@example.com');
       expect(other.companyId).to.be.a('string');
     });
@@ -199,23 +278,49 @@ describe('POST /reports/new: create', () => {
 
   describe('invoiceItems', () => {
     it('accepts the documented shapes and returns them in canonical form', async () => {
-      const report = await createAndGet(company, reportInput({
-        invoiceItems: ['Radon test: $150', 'Sewer scope: $1,250.00', 'Fee: $0', 'Pool: spa check: $12.5', 'Big: $1,000,000'],
-      }));
+      const report = await createAndGet(
+        company,
+        reportInput({
+          invoiceItems: [
+            'Radon test: $150',
+            'Sewer scope: $1,250.00',
+            'Fee: $0',
+            'Pool: spa check: $12.5',
+            'Big: $1,000,000',
+          ],
+        }),
+      );
       expect(report.invoiceItems).to.deep.equal([
-        'Radon test: $150.00', 'Sewer scope: $1,250.00', 'Fee: $0.00', 'Pool: spa check: $12.50', 'Big: $1,000,000.00',
+        'Radon test: $150.00',
+        'Sewer scope: $1,250.00',
+        'Fee: $0.00',
+        'Pool: spa check: $12.50',
+        'Big: $1,000,000.00',
       ]);
     });
 
     it('accepts a single string', async () => {
-      expect((await createAndGet(company, reportInput({ invoiceItems: 'Radon test: $150' }))).invoiceItems)
-        .to.deep.equal(['Radon test: $150.00']);
+      expect(
+        (await createAndGet(company, reportInput({ invoiceItems: 'Radon test: $150' }))).invoiceItems,
+      ).to.deep.equal(['Radon test: $150.00']);
     });
 
     it('refuses items of another shape, naming the item', async () => {
-      for (const item of ['Radon: $12.345', 'Radon: $.50', '150', 'Radon $150', ': $5', '   : $5', 'Radon: $1,25', 'Radon: $-5']) {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .send(reportInput({ invoiceItems: ['Ok: $1', item] })).expect(400);
+      for (const item of [
+        'Radon: $12.345',
+        'Radon: $.50',
+        '150',
+        'Radon $150',
+        ': $5',
+        '   : $5',
+        'Radon: $1,25',
+        'Radon: $-5',
+      ]) {
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ invoiceItems: ['Ok: $1', item] }))
+          .expect(400);
         expect(res.body.error, item).to.match(/^invoiceItems\[1\] must have the shape "<Description>: \$<Price>"/);
       }
     });
@@ -228,9 +333,16 @@ describe('POST /reports/new: create', () => {
     });
 
     it('refuses "" and more than 255 characters', async () => {
-      await api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ restId: '' })).expect(400);
-      await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ restId: 'r'.repeat(256) })).expect(400);
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ restId: '' }))
+        .expect(400);
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ restId: 'r'.repeat(256) }))
+        .expect(400);
       const ok = await createAndGet(company, reportInput({ restId: unique().padEnd(255, 'r') }));
       expect(ok.restId).to.have.length(255);
     });
@@ -251,19 +363,25 @@ describe('POST /reports/new: create', () => {
     ];
     for (const [field, value] of cases) {
       it(`refuses ${field} over its limit with 400 naming it`, async () => {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .send(reportInput({ [field]: value })).expect(400);
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ [field]: value }))
+          .expect(400);
         expect(res.body.error).to.match(new RegExp(`^${field}`));
       });
     }
 
     it('accepts values at their limits', async () => {
-      const report = await createAndGet(company, reportInput({
-        address: 'a'.repeat(1000),
-        notes: 'n'.repeat(100_000),
-        invoiceItems: Array.from({ length: 200 }, (_, i) => `Item ${i}: $1`),
-        clientNames: Array.from({ length: 50 }, (_, i) => `Name ${i}`),
-      }));
+      const report = await createAndGet(
+        company,
+        reportInput({
+          address: 'a'.repeat(1000),
+          notes: 'n'.repeat(100_000),
+          invoiceItems: Array.from({ length: 200 }, (_, i) => `Item ${i}: $1`),
+          clientNames: Array.from({ length: 50 }, (_, i) => `Name ${i}`),
+        }),
+      );
       expect(report.address).to.have.length(1000);
       expect(report.inspectorNotes).to.have.length(100_000);
       expect(report.invoiceItems).to.have.length(200);
@@ -272,23 +390,35 @@ describe('POST /reports/new: create', () => {
 
   describe('malformed requests', () => {
     it('refuses an unknown field, naming it, so a typo never drops data', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ inspectorEmail: 'dana@example.com' })).expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ inspectorEmail: 'dana@example.com' }))
+        .expect(400);
       expect(res.body).to.deep.equal({ error: 'unknown field: inspectorEmail' });
     });
 
     it('names each missing required field', async () => {
-      const noNames = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send({ inspectionDate: '2026-03-14' }).expect(400);
+      const noNames = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send({ inspectionDate: '2026-03-14' })
+        .expect(400);
       expect(noNames.body).to.deep.equal({ error: 'clientNames is required' });
-      const noDate = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send({ clientNames: 'A' }).expect(400);
+      const noDate = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send({ clientNames: 'A' })
+        .expect(400);
       expect(noDate.body).to.deep.equal({ error: 'inspectionDate is required' });
     });
 
     it('refuses null for an optional field (no nulls anywhere)', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ address: null })).expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ address: null }))
+        .expect(400);
       expect(res.body.error).to.match(/^address /);
     });
 
@@ -306,29 +436,44 @@ describe('POST /reports/new: create', () => {
     });
 
     it('answers 400 for malformed JSON', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .set('Content-Type', 'application/json').send('{"clientNames": ').expect(400);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .set('Content-Type', 'application/json')
+        .send('{"clientNames": ')
+        .expect(400);
       expect(res.body).to.deep.equal({ error: 'the body is not valid JSON' });
     });
 
     it('answers 400 for a body that is not an object', async () => {
       for (const body of ['[]', '"text"', '42', 'null']) {
-        const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-          .set('Content-Type', 'application/json').send(body).expect(400);
+        const res = await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .set('Content-Type', 'application/json')
+          .send(body)
+          .expect(400);
         expect(res.body.error).to.be.a('string');
       }
     });
 
     it('answers 415 for a body that is not application/json', async () => {
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .set('Content-Type', 'text/plain').send('clientNames=A').expect(415);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .set('Content-Type', 'text/plain')
+        .send('clientNames=A')
+        .expect(415);
       expect(res.body).to.deep.equal({ error: 'unsupported media type: send Content-Type: application/json' });
     });
 
     it('answers 413 for a body over 1 MiB and stores nothing', async () => {
       const restId = unique('big');
-      const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-        .send(reportInput({ restId, notes: 'n'.repeat(1024 * 1024) })).expect(413);
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ restId, notes: 'n'.repeat(1024 * 1024) }))
+        .expect(413);
       expect(res.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
       const list = await api().get(`/reports?restId=${restId}`).set('X-API-KEY', company.key).expect(200);
       expect(list.body).to.deep.equal([]);

@@ -14,8 +14,11 @@ function nextLink(header: string | undefined): string | undefined {
 async function createMany(company: TestCompany, dates: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, inspectionDate] of dates.entries()) {
-    const res = await api().post('/reports/new').set('X-API-KEY', company.key)
-      .send(reportInput({ inspectionDate, clientNames: `Client ${i}`, restId: unique('list') })).expect(200);
+    const res = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ inspectionDate, clientNames: `Client ${i}`, restId: unique('list') }))
+      .expect(200);
     ids.push(res.body.id);
   }
   return ids;
@@ -37,8 +40,10 @@ describe('GET /reports', () => {
     for (let i = 1; i < reports.length; i++) {
       const [a, b] = [reports[i - 1]!, reports[i]!];
       const key = (r: Listed) => [r.inspectionDate, r.createdAt, r.id];
-      expect(key(a) > key(b) || (a.inspectionDate === b.inspectionDate ? a.createdAt >= b.createdAt : false),
-        `${JSON.stringify(key(a))} before ${JSON.stringify(key(b))}`).to.equal(true);
+      expect(
+        key(a) > key(b) || (a.inspectionDate === b.inspectionDate ? a.createdAt >= b.createdAt : false),
+        `${JSON.stringify(key(a))} before ${JSON.stringify(key(b))}`,
+      ).to.equal(true);
     }
     expect(reports.slice(0, 3).map((r) => r.clientName)).to.deep.equal(['Client 5', 'Client 3', 'Client 1']);
     expect(reports[3]!.inspectionDate).to.equal('2026-02-14T00:00:00.000Z');
@@ -93,10 +98,18 @@ describe('GET /reports', () => {
   });
 
   it('refuses a bad after cursor', async () => {
-    for (const after of ['zzz', Buffer.from('["2026-01-01","x","y"]').toString('base64url'),
-      Buffer.from('{"a":1}').toString('base64url'), 'a'.repeat(501),
-      Buffer.from('["2026-02-30","2026-01-01T00:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString('base64url'),
-      Buffer.from('["2026-02-01","2026-01-01T25:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString('base64url')]) {
+    for (const after of [
+      'zzz',
+      Buffer.from('["2026-01-01","x","y"]').toString('base64url'),
+      Buffer.from('{"a":1}').toString('base64url'),
+      'a'.repeat(501),
+      Buffer.from('["2026-02-30","2026-01-01T00:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString(
+        'base64url',
+      ),
+      Buffer.from('["2026-02-01","2026-01-01T25:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString(
+        'base64url',
+      ),
+    ]) {
       const res = await list(`?after=${after}`).expect(400);
       expect(res.body.error).to.match(/^after /);
     }
@@ -104,8 +117,11 @@ describe('GET /reports', () => {
 
   it('filters by restId: exactly that report, or none', async () => {
     const restId = unique('filter');
-    const created = await api().post('/reports/new').set('X-API-KEY', company.key)
-      .send(reportInput({ restId, inspectionDate: '2020-01-01' })).expect(200);
+    const created = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ restId, inspectionDate: '2020-01-01' }))
+      .expect(200);
     try {
       const res = await list(`?restId=${encodeURIComponent(restId)}`).expect(200);
       expect(res.body.map((r: Listed) => r.id)).to.deep.equal([created.body.id]);
@@ -116,7 +132,7 @@ describe('GET /reports', () => {
     }
   });
 
-  it('returns only the key\'s own company reports, both ways', async () => {
+  it("returns only the key's own company reports, both ways", async () => {
     const a = await newCompany();
     const b = await newCompany();
     const [aId] = await createMany(a, ['2026-05-05']);
@@ -141,13 +157,16 @@ describe('GET /reports/{reportId}', () => {
     expect(res.body).to.include({ id, inspectionDate: '2026-03-14T00:00:00.000Z', clientName: 'Client 0' });
   });
 
-  it('answers the same 404 for an unknown, a malformed and another company\'s id', async () => {
+  it("answers the same 404 for an unknown, a malformed and another company's id", async () => {
     const mine = await newCompany();
     const theirs = await newCompany();
     const [theirId] = await createMany(theirs, ['2026-03-14']);
     const unknownId = '00000000-0000-4000-8000-000000000000';
     for (const id of [unknownId, 'not-a-uuid', theirId!, "1' OR '1'='1", 'ZZZZZZZZ-0000-4000-8000-000000000000']) {
-      const res = await api().get(`/reports/${encodeURIComponent(id)}`).set('X-API-KEY', mine.key).expect(404);
+      const res = await api()
+        .get(`/reports/${encodeURIComponent(id)}`)
+        .set('X-API-KEY', mine.key)
+        .expect(404);
       expect(res.body).to.deep.equal({ error: `report ${id} not found` });
     }
     await api().get(`/reports/${theirId}`).set('X-API-KEY', theirs.key).expect(200);

@@ -26,7 +26,9 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0')
 function resolve(node: unknown): unknown {
   let current = node as { $ref?: string } | undefined;
   while (current && typeof current.$ref === 'string') {
-    current = current.$ref.replace(/^#\//, '').split('/')
+    current = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
       .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
       .reduce<unknown>((acc, key) => (acc as Record<string, unknown>)[key], spec) as { $ref?: string };
   }
@@ -63,7 +65,8 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
   if (!content['application/json']) {
     // A non-JSON response (the metrics' text/plain): its media type must be the declared one.
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
-    if (!Object.keys(content).includes(type)) throw new Error(`${where}: content-type ${res.headers['content-type']} is not declared`);
+    if (!Object.keys(content).includes(type))
+      throw new Error(`${where}: content-type ${res.headers['content-type']} is not declared`);
     return;
   }
   if (!(res.headers['content-type'] ?? '').startsWith('application/json')) {
@@ -81,18 +84,31 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
 }
 
 function isErrorBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && Object.keys(body).length === 1 &&
-    typeof (body as { error?: unknown }).error === 'string';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    Object.keys(body).length === 1 &&
+    typeof (body as { error?: unknown }).error === 'string'
+  );
 }
 
-interface HeaderParameter { name: string; in: string; required?: boolean; schema: unknown }
+interface HeaderParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema: unknown;
+}
 
 /**
  * Throws when a webhook request the service sent breaks the `webhooks.reportPublished` section:
  * JSON content type, every declared header present and valid, the body valid against its schema.
  */
-export function assertWebhookMatchesContract(headers: Record<string, string | string[] | undefined>, rawBody: string): void {
-  const operation = (spec.webhooks as Record<string, { post: { parameters: HeaderParameter[] } }>).reportPublished!.post;
+export function assertWebhookMatchesContract(
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: string,
+): void {
+  const operation = (spec.webhooks as Record<string, { post: { parameters: HeaderParameter[] } }>).reportPublished!
+    .post;
   if (!String(headers['content-type'] ?? '').startsWith('application/json')) {
     throw new Error(`webhook: content-type ${headers['content-type']} is not application/json`);
   }
@@ -103,7 +119,8 @@ export function assertWebhookMatchesContract(headers: Record<string, string | st
       continue;
     }
     const validate = ajv.compile(parameter.schema as object);
-    if (!validate(value)) throw new Error(`webhook: header ${parameter.name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(value))
+      throw new Error(`webhook: header ${parameter.name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
   }
   const schemaRef = `spec#/${pointer('webhooks', 'reportPublished', 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
   const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });

@@ -82,7 +82,15 @@ export function api(target: Express | string = app()): Record<Method, (url: stri
     agent[method](url).expect((res) => {
       if (method !== 'head' && method !== 'options') assertMatchesContract(method, url, res);
     });
-  return { get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete'), head: wrap('head'), options: wrap('options') };
+  return {
+    get: wrap('get'),
+    post: wrap('post'),
+    put: wrap('put'),
+    patch: wrap('patch'),
+    delete: wrap('delete'),
+    head: wrap('head'),
+    options: wrap('options'),
+  };
 }
 
 let counter = 0;

@@ -24,13 +24,24 @@ export class HttpsReceiver {
   private readonly behaviours = new Map<string, Behaviour>();
   private readonly hanging = new Set<ServerResponse>();
 
-  private constructor(private readonly server: Server, readonly ca: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly ca: string,
+  ) {}
 
   static async start(): Promise<HttpsReceiver> {
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
     });
     const server = createServer({ key: pems.private, cert: pems.cert });
     const receiver = new HttpsReceiver(server, pems.cert);

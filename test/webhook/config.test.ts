@@ -15,15 +15,20 @@ describe('webhook configuration', () => {
 
   it('refuses an entry that is not a CIDR, naming the variable and the entry', () => {
     for (const bad of ['127.0.0.1', '127.0.0.1/33', 'localhost/32', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
-      expect(() => loadConfig({ WEBHOOK_ALLOWED_CIDRS: `192.168.0.0/16,${bad}` }), bad)
-        .to.throw(ConfigError, `WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${bad}" is not one`);
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_CIDRS: `192.168.0.0/16,${bad}` }), bad).to.throw(
+        ConfigError,
+        `WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${bad}" is not one`,
+      );
     }
   });
 
   it('reads WEBHOOK_TIMEOUT_MS and refuses values that are not a sensible number of milliseconds', () => {
     expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '2500' }).webhookTimeoutMs).to.equal(2500);
     for (const bad of ['0', '99', '60001', '1.5', 'ten']) {
-      expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: bad }), bad).to.throw(ConfigError, /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000/);
+      expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: bad }), bad).to.throw(
+        ConfigError,
+        /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000/,
+      );
     }
   });
 });

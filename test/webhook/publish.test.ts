@@ -50,13 +50,20 @@ describe('publishing and the reportPublished webhook', () => {
   async function companyWithWebhook(url?: string): Promise<TestCompany & { path: string; secret: string }> {
     const company = await newCompany();
     const path = `/${unique('hook')}`;
-    const res = await api().put(`/internal/companies/${company.companyId}/webhook`).set(auth)
-      .send({ url: url ?? receiver.url(path) }).expect(200);
+    const res = await api()
+      .put(`/internal/companies/${company.companyId}/webhook`)
+      .set(auth)
+      .send({ url: url ?? receiver.url(path) })
+      .expect(200);
     return { ...company, path, secret: res.body.secret };
   }
 
   async function apiReport(key: string, overrides: Record<string, unknown> = {}): Promise<string> {
-    const res = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId: unique('crm'), ...overrides })).expect(200);
+    const res = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId: unique('crm'), ...overrides }))
+      .expect(200);
     return res.body.id;
   }
 
@@ -64,14 +71,18 @@ describe('publishing and the reportPublished webhook', () => {
     api(target).post(`/internal/companies/${companyId}/reports/${reportId}/publish`).set(auth).send(body);
 
   const deliveries = async (companyId: string) =>
-    (await api().get(`/internal/companies/${companyId}/webhook-deliveries`).set(auth).expect(200)).body as Array<Record<string, unknown>>;
+    (await api().get(`/internal/companies/${companyId}/webhook-deliveries`).set(auth).expect(200)).body as Array<
+      Record<string, unknown>
+    >;
 
   describe('when the webhook is due', () => {
     it('delivers the published report, signed so that standardwebhooks verifies it, and publishes', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key, { address: '12 Elm Street', fromRestService: 'Acme CRM' });
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
-        .expect(200);
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'sent', deliveryId: res.body.webhook.deliveryId, status: 204 });
       expect(res.body.report).to.include({ id, status: 'published', publishedUrl: 'https://reports.example.com/r/1' });
 
@@ -89,7 +100,10 @@ describe('publishing and the reportPublished webhook', () => {
     it('is not verifiable with another secret or a changed body', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true }).expect(200);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(200);
       const [request] = receiver.at(company.path);
       const headers = request!.headers as Record<string, string>;
       const other = (await companyWithWebhook()).secret;
@@ -102,22 +116,30 @@ describe('publishing and the reportPublished webhook', () => {
       receiver.on(company.path, { status: 500, body: 'receiver exploded' });
       const id = await apiReport(company.key);
       const before = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
-        .expect(502);
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(502);
       expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 500' });
       expect(receiver.at(company.path)).to.have.length(1);
       const after = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
       expect(after.body).to.deep.equal(before.body);
       // Not published, so the partner may still update it.
-      await api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ restId: before.body.restId, notes: 'n' })).expect(200);
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ restId: before.body.restId, notes: 'n' }))
+        .expect(200);
     });
 
     it('answers 502 when the receiver is slower than the configured timeout', async () => {
       const company = await companyWithWebhook();
       receiver.on(company.path, 'hang');
       const id = await apiReport(company.key);
-      const res = await publish(impatient.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
-        .expect(502);
+      const res = await publish(impatient.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(502);
       expect(res.body).to.deep.equal({ error: 'webhook delivery failed: no complete answer within 300 ms' });
       const read = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
       expect(read.body).to.include({ status: 'new', publishedUrl: '' });
@@ -128,8 +150,10 @@ describe('publishing and the reportPublished webhook', () => {
     it('answers 502 naming a refused connection', async () => {
       const company = await companyWithWebhook(`https://127.0.0.1:${await closedPort()}/hook`);
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
-        .expect(502);
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(502);
       expect(res.body.error).to.match(/^webhook delivery failed: connection refused \(.*ECONNREFUSED.*\)$/);
     });
 
@@ -138,9 +162,13 @@ describe('publishing and the reportPublished webhook', () => {
       const target = `/${unique('redirect-target')}`;
       receiver.on(company.path, { redirectTo: receiver.url(target) });
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
-        .expect(502);
-      expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 302 (redirects are not followed)' });
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://reports.example.com/r/1',
+        notifyIntegration: true,
+      }).expect(502);
+      expect(res.body).to.deep.equal({
+        error: 'webhook delivery failed: the receiver answered HTTP 302 (redirects are not followed)',
+      });
       expect(receiver.at(target)).to.have.length(0);
     });
 
@@ -149,8 +177,10 @@ describe('publishing and the reportPublished webhook', () => {
       const id = await apiReport(company.key);
       const untrusting = newApp({ notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000 }) });
       try {
-        const res = await publish(untrusting.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-          .expect(502);
+        const res = await publish(untrusting.app, company.companyId, id, {
+          publishedUrl: 'https://r.example.com/1',
+          notifyIntegration: true,
+        }).expect(502);
         expect(res.body.error).to.match(/^webhook delivery failed: TLS error: .*certificate/i);
       } finally {
         await untrusting.pool.end();
@@ -165,9 +195,13 @@ describe('publishing and the reportPublished webhook', () => {
         const path = `/${unique('guarded')}`;
         const company = await companyWithWebhook(receiver.url(path, host));
         const id = await apiReport(company.key);
-        const res = await publish(guarded.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-          .expect(502);
-        expect(res.body.error, host).to.match(/^webhook delivery failed: address (127\.0\.0\.1|::1) is refused \(loopback, private, link-local and metadata addresses are not allowed\)$/);
+        const res = await publish(guarded.app, company.companyId, id, {
+          publishedUrl: 'https://r.example.com/1',
+          notifyIntegration: true,
+        }).expect(502);
+        expect(res.body.error, host).to.match(
+          /^webhook delivery failed: address (127\.0\.0\.1|::1) is refused \(loopback, private, link-local and metadata addresses are not allowed\)$/,
+        );
         expect(receiver.at(path)).to.have.length(0);
         const read = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
         expect(read.body.status).to.equal('new');
@@ -176,16 +210,24 @@ describe('publishing and the reportPublished webhook', () => {
 
     it('refuses metadata, private and link-local addresses, IPv4 even with 127.0.0.1/32 allowed, and IPv6', async () => {
       const cases: Array<[string, { app: Express }]> = [
-        ['169.254.169.254', allowed], ['10.0.0.1', allowed], ['192.168.1.1', allowed], ['100.64.0.1', allowed],
+        ['169.254.169.254', allowed],
+        ['10.0.0.1', allowed],
+        ['192.168.1.1', allowed],
+        ['100.64.0.1', allowed],
         // IPv6 through the app without an allow-list: request-filtering-agent warns when it compares an
         // address with a CIDR of the other family (the refusal is right either way).
-        ['[::1]', guarded], ['[fd00:ec2::254]', guarded], ['[fe80::1]', guarded], ['[::ffff:127.0.0.1]', guarded],
+        ['[::1]', guarded],
+        ['[fd00:ec2::254]', guarded],
+        ['[fe80::1]', guarded],
+        ['[::ffff:127.0.0.1]', guarded],
       ];
       for (const [address, target] of cases) {
         const company = await companyWithWebhook(`https://${address}/latest/meta-data`);
         const id = await apiReport(company.key);
-        const res = await publish(target.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-          .expect(502);
+        const res = await publish(target.app, company.companyId, id, {
+          publishedUrl: 'https://r.example.com/1',
+          notifyIntegration: true,
+        }).expect(502);
         expect(res.body.error, address).to.match(/^webhook delivery failed: address \S+ is refused/);
       }
     });
@@ -194,11 +236,21 @@ describe('publishing and the reportPublished webhook', () => {
   describe('when no webhook is due', () => {
     it('publishes an application-created report without a webhook, even when confirmed', async () => {
       const company = await companyWithWebhook();
-      const created = await api().post(`/internal/companies/${company.companyId}/reports`).set(auth).send(reportInput()).expect(201);
-      const res = await publish(allowed.app, company.companyId, created.body.id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-        .expect(200);
+      const created = await api()
+        .post(`/internal/companies/${company.companyId}/reports`)
+        .set(auth)
+        .send(reportInput())
+        .expect(201);
+      const res = await publish(allowed.app, company.companyId, created.body.id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'created_in_application' });
-      expect(res.body.report).to.include({ status: 'published', publishedUrl: 'https://r.example.com/1', fromRestService: '' });
+      expect(res.body.report).to.include({
+        status: 'published',
+        publishedUrl: 'https://r.example.com/1',
+        fromRestService: '',
+      });
       expect(receiver.at(company.path)).to.have.length(0);
       expect(await deliveries(company.companyId)).to.deep.equal([]);
     });
@@ -207,15 +259,24 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const oldReport = await apiReport(company.key);
       await api().delete(`/internal/companies/${company.companyId}/integration`).set(auth).expect(204);
-      const revokedRes = await publish(allowed.app, company.companyId, oldReport, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-        .expect(200);
+      const revokedRes = await publish(allowed.app, company.companyId, oldReport, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
       expect(revokedRes.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'integration_revoked' });
 
-      const newKey = (await api().post(`/internal/companies/${company.companyId}/api-keys`).set(auth).expect(201)).body.key as string;
+      const newKey = (await api().post(`/internal/companies/${company.companyId}/api-keys`).set(auth).expect(201)).body
+        .key as string;
       const newPath = `/${unique('new-hook')}`;
-      await api().put(`/internal/companies/${company.companyId}/webhook`).set(auth).send({ url: receiver.url(newPath) }).expect(200);
-      const republished = await publish(allowed.app, company.companyId, oldReport, { publishedUrl: 'https://r.example.com/2', notifyIntegration: true })
+      await api()
+        .put(`/internal/companies/${company.companyId}/webhook`)
+        .set(auth)
+        .send({ url: receiver.url(newPath) })
         .expect(200);
+      const republished = await publish(allowed.app, company.companyId, oldReport, {
+        publishedUrl: 'https://r.example.com/2',
+        notifyIntegration: true,
+      }).expect(200);
       expect(republished.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'integration_revoked' });
       // The same update through the new key does not move the report to the new integration.
       const restId = republished.body.report.restId as string;
@@ -223,8 +284,10 @@ describe('publishing and the reportPublished webhook', () => {
 
       // A report of the new integration does notify the new address.
       const newReport = await apiReport(newKey);
-      const sent = await publish(allowed.app, company.companyId, newReport, { publishedUrl: 'https://r.example.com/3', notifyIntegration: true })
-        .expect(200);
+      const sent = await publish(allowed.app, company.companyId, newReport, {
+        publishedUrl: 'https://r.example.com/3',
+        notifyIntegration: true,
+      }).expect(200);
       expect(sent.body.webhook.outcome).to.equal('sent');
       expect(receiver.at(company.path)).to.have.length(0);
       expect(receiver.at(newPath)).to.have.length(1);
@@ -233,8 +296,10 @@ describe('publishing and the reportPublished webhook', () => {
     it('publishes without a webhook when the inspector declines (notifyIntegration: false)', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: false })
-        .expect(200);
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: false,
+      }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'not_requested' });
       expect(res.body.report.status).to.equal('published');
       expect(receiver.at(company.path)).to.have.length(0);
@@ -243,8 +308,10 @@ describe('publishing and the reportPublished webhook', () => {
     it('publishes without a webhook when the company has no address', async () => {
       const company = await newCompany();
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-        .expect(200);
+      const res = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'no_webhook_address' });
     });
   });
@@ -254,11 +321,23 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       receiver.on(company.path, { status: 503 });
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(502);
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(502);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(502);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(502);
       receiver.on(company.path, { status: 200 });
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(200);
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/2', notifyIntegration: true }).expect(200);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/2',
+        notifyIntegration: true,
+      }).expect(200);
 
       const ids = receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(ids).to.have.length(4);
@@ -274,10 +353,19 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       receiver.on(company.path, { status: 500 });
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(502);
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: false }).expect(200);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(502);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: false,
+      }).expect(200);
       receiver.on(company.path, { status: 200 });
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/2', notifyIntegration: true }).expect(200);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/2',
+        notifyIntegration: true,
+      }).expect(200);
       const [failed, later] = receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(later).to.not.equal(failed);
     });
@@ -288,36 +376,62 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       receiver.on(company.path, { status: 500, body: 'x'.repeat(5000) });
-      const failed = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true });
+      const failed = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      });
       expect(failed.status).to.equal(502);
       receiver.on(company.path, { status: 202, body: 'thanks' });
-      const sent = await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(200);
+      const sent = await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
 
       const log = await deliveries(company.companyId);
       const webhookId = receiver.at(company.path)[0]!.headers['webhook-id'];
       expect(log).to.have.length(2);
       expect(log[0]).to.deep.include({
-        id: sent.body.webhook.deliveryId, reportId: id, webhookId, url: receiver.url(company.path),
-        httpStatus: 202, error: '', responseExcerpt: 'thanks',
+        id: sent.body.webhook.deliveryId,
+        reportId: id,
+        webhookId,
+        url: receiver.url(company.path),
+        httpStatus: 202,
+        error: '',
+        responseExcerpt: 'thanks',
       });
       expect(log[1]).to.deep.include({
-        reportId: id, webhookId, url: receiver.url(company.path), httpStatus: 500,
-        error: 'the receiver answered HTTP 500', responseExcerpt: 'x'.repeat(1024),
+        reportId: id,
+        webhookId,
+        url: receiver.url(company.path),
+        httpStatus: 500,
+        error: 'the receiver answered HTTP 500',
+        responseExcerpt: 'x'.repeat(1024),
       });
       expect(Date.parse(log[0]!.attemptedAt as string)).to.be.at.least(Date.parse(log[1]!.attemptedAt as string));
       for (const entry of log) expect(entry.durationMs).to.be.a('number').and.at.least(0);
 
-      const one = await api().get(`/internal/companies/${company.companyId}/webhook-deliveries?limit=1`).set(auth).expect(200);
+      const one = await api()
+        .get(`/internal/companies/${company.companyId}/webhook-deliveries?limit=1`)
+        .set(auth)
+        .expect(200);
       expect(one.body).to.deep.equal([log[0]]);
     });
 
     it('logs refused addresses too, and shows each company only its own attempts', async () => {
       const company = await companyWithWebhook('https://10.1.2.3/hook');
       const id = await apiReport(company.key);
-      await publish(allowed.app, company.companyId, id, { publishedUrl: 'https://r.example.com/1', notifyIntegration: true }).expect(502);
+      await publish(allowed.app, company.companyId, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(502);
       const log = await deliveries(company.companyId);
       expect(log).to.have.length(1);
-      expect(log[0]).to.deep.include({ reportId: id, url: 'https://10.1.2.3/hook', httpStatus: null, responseExcerpt: '' });
+      expect(log[0]).to.deep.include({
+        reportId: id,
+        url: 'https://10.1.2.3/hook',
+        httpStatus: null,
+        responseExcerpt: '',
+      });
       expect(log[0]!.error).to.match(/^address 10\.1\.2\.3 is refused/);
       expect(await deliveries((await newCompany()).companyId)).to.deep.equal([]);
     });
@@ -327,7 +441,10 @@ describe('publishing and the reportPublished webhook', () => {
     const company = await companyWithWebhook();
     const id = await apiReport(company.key);
     const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
-    const [a, b] = await Promise.all([publish(allowed.app, company.companyId, id, body), publish(impatient.app, company.companyId, id, body)]);
+    const [a, b] = await Promise.all([
+      publish(allowed.app, company.companyId, id, body),
+      publish(impatient.app, company.companyId, id, body),
+    ]);
     expect([a.status, b.status]).to.deep.equal([200, 200]);
     const ids = receiver.at(company.path).map((r) => r.headers['webhook-id']);
     expect(ids).to.have.length(2);
