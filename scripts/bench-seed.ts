@@ -21,20 +21,23 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
   const { rows } = await db.query<{ id: string }>('SELECT id FROM integrations WHERE company_id = $1', [company.id]);
   const integrationId = rows[0]!.id;
   // Reports spread over ten years of inspection dates, created one second apart, with one inspector
-  // and two invoice items each: the same shape a partner's report has.
+  // and two invoice items each (child rows and their displayed copies on the report, as the store
+  // writes them): the same shape a partner's report has.
   const chunk = 250_000;
   for (let from = 1; from <= reports; from += chunk) {
     const to = Math.min(reports, from + chunk - 1);
     await db.query(
       `INSERT INTO reports (company_id, integration_id, rest_id, from_rest_service, client_names, client_emails,
                             client_phones, inspection_date, address, year_built, square_feet, notes,
-                            agent_name, agent_email, agent_phone, created_at, updated_at)
+                            agent_name, agent_email, agent_phone, created_at, updated_at,
+                            inspector_names, inspector_emails, invoice_descriptions, invoice_prices)
        SELECT $1, $2, 'seed-' || g, 'Bench CRM', ARRAY['Client ' || g], ARRAY['client' || g || '@example.com'],
               ARRAY['555-0100'], date '2016-01-01' + (g::bigint * 7919 % 3650)::int, g || ' Main Street, Springfield',
               '1987', '2150', 'Roof shows wear on the north side; gutters need cleaning.',
-              'Alex Agent', 'alex@agents.example', '555-0199', t, t
+              'Alex Agent', 'alex@agents.example', '555-0199', t, t,
+              ARRAY[$6], ARRAY[$7], ARRAY['Home inspection', 'Radon test'], ARRAY[45000, 15000]::bigint[]
          FROM generate_series($3::int, $4::int) g, LATERAL (SELECT now() - make_interval(secs => $5::int - g)) s(t)`,
-      [company.id, integrationId, from, to, reports],
+      [company.id, integrationId, from, to, reports, inspector!.name, inspector!.email],
     );
   }
   await db.query(

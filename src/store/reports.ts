@@ -36,9 +36,10 @@ interface ReportRow {
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
- * One query reads a report with its inspectors and invoice items (no N+1): the lateral joins run
- * once per returned row. The reads are named (prepared once per connection): planning this query
- * costs PostgreSQL more than running it for one page, and its generic plan is the same index scans.
+ * A report is one row: its inspectors and invoice items are kept on it as displayed (migration 4),
+ * so a read is one index probe and a page one index range scan. The reads are named (prepared once
+ * per connection): planning costs PostgreSQL more than running them, and the generic plans are the
+ * same index scans.
  */
 const SELECT_REPORTS = `
   SELECT r.id, r.address, r.client_names, r.client_emails, r.client_phones,
@@ -48,20 +49,8 @@ const SELECT_REPORTS = `
          to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS created_at,
          to_char(r.updated_at AT TIME ZONE 'UTC', ${ISO_MS}) AS updated_at,
          to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at,
-         coalesce(i.names, '{}') AS inspector_names, coalesce(i.emails, '{}') AS inspector_emails,
-         coalesce(v.descriptions, '{}') AS invoice_descriptions, coalesce(v.prices, '{}') AS invoice_prices
-    FROM reports r
-    LEFT JOIN LATERAL (
-      SELECT array_agg(u.name ORDER BY ri.position) AS names, array_agg(u.email ORDER BY ri.position) AS emails
-        FROM report_inspectors ri
-        JOIN users u ON u.company_id = ri.company_id AND u.id = ri.user_id
-       WHERE ri.company_id = r.company_id AND ri.report_id = r.id
-    ) i ON true
-    LEFT JOIN LATERAL (
-      SELECT array_agg(description ORDER BY position) AS descriptions, array_agg(price_cents ORDER BY position) AS prices
-        FROM report_invoice_items
-       WHERE company_id = r.company_id AND report_id = r.id
-    ) v ON true`;
+         r.inspector_names, r.inspector_emails, r.invoice_descriptions, r.invoice_prices
+    FROM reports r`;
 
 function toReport(row: ReportRow): Report {
   return {
@@ -275,11 +264,16 @@ export async function createOrUpdate(
 
   return withTransaction(pool, async (db) => {
     const columns: string[] = [];
+    const expressions: string[] = [];
     const values: unknown[] = [];
     const updated: string[] = [];
     const set = (column: string, value: unknown, onUpdate = true) => {
-      columns.push(column);
       values.push(value);
+      setTo(column, `$${values.length}`, onUpdate);
+    };
+    const setTo = (column: string, expression: string, onUpdate: boolean) => {
+      columns.push(column);
+      expressions.push(expression);
       if (onUpdate) updated.push(column);
     };
     set('company_id', origin.companyId, false);
@@ -302,6 +296,12 @@ export async function createOrUpdate(
     }
     const n = values.length;
     const items = invoiceItems ?? [];
+    // The displayed copies of the child rows (see SELECT_REPORTS), replaced when their input is given.
+    const replaceInspectors = input.inspectorEmails !== undefined;
+    setTo('inspector_names', 'ARRAY(SELECT name FROM found ORDER BY ord)', replaceInspectors);
+    setTo('inspector_emails', 'ARRAY(SELECT email FROM found ORDER BY ord)', replaceInspectors);
+    setTo('invoice_descriptions', `$${n + 2}::text[]`, invoiceItems !== undefined);
+    setTo('invoice_prices', `$${n + 3}::bigint[]`, invoiceItems !== undefined);
 
     // One statement: match the inspectors, write the report only if all of them are users, and for a
     // new report also its child rows. An updated report's child rows are replaced by two more
@@ -315,10 +315,11 @@ export async function createOrUpdate(
       `WITH wanted AS (
          SELECT w.email, w.ord FROM unnest($${n + 1}::text[]) WITH ORDINALITY AS w(email, ord)
        ), found AS (
-         SELECT w.email, w.ord, u.id FROM wanted w JOIN users u ON u.company_id = $1 AND lower(u.email) = w.email
+         SELECT w.email AS wanted, w.ord, u.id, u.name, u.email
+           FROM wanted w JOIN users u ON u.company_id = $1 AND lower(u.email) = w.email
        ), r AS (
          INSERT INTO reports (${columns.join(', ')})
-         SELECT ${columns.map((_, i) => `$${i + 1}`).join(', ')}
+         SELECT ${expressions.join(', ')}
           WHERE (SELECT count(*) FROM found) = cardinality($${n + 1}::text[])
          ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
             SET ${[...updated.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = clock_timestamp()'].join(', ')}
@@ -334,7 +335,7 @@ export async function createOrUpdate(
           WHERE r.created
        )
        SELECT r.id, r.created,
-              ARRAY(SELECT email FROM found ORDER BY ord) AS found,
+              ARRAY(SELECT wanted FROM found ORDER BY ord) AS found,
               ARRAY(SELECT id FROM found ORDER BY ord) AS found_ids
          FROM (SELECT 1) AS one LEFT JOIN r ON true`,
       [...values, inspectors, items.map((i) => i.description), items.map((i) => i.priceCents)],
@@ -344,7 +345,6 @@ export async function createOrUpdate(
     if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
     if (row.id === null) throw conflict(`report with restId ${input.restId} is published and can no longer be updated`);
 
-    const replaceInspectors = input.inspectorEmails !== undefined;
     if (!row.created && (replaceInspectors || invoiceItems)) {
       await deleteChildren(db, origin.companyId, row.id, replaceInspectors, invoiceItems !== undefined);
       await insertChildren(db, origin.companyId, row.id, replaceInspectors ? row.found_ids : [], items);
