@@ -4,7 +4,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['generated/', 'node_modules/', '.data/'] },
+  { ignores: ['generated/', 'node_modules/', '.data/', 'dist/'] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {

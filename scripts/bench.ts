@@ -3,8 +3,8 @@
  * in the same run on the same machine.
  *
  * Starts a fresh embedded PostgreSQL in a temporary directory, seeds a company with 1,000 reports and
- * one with 1,000,000 (set-based SQL), starts the service (`node --import tsx src/server.ts`) and the
- * baseline as child processes, drives each case with autocannon for a fixed time, samples the
+ * one with 1,000,000 (set-based SQL), builds the service (`npm run build`) and starts it as in
+ * production (`node dist/server.js`), starts the baseline, both as child processes, drives each case with autocannon for a fixed time, samples the
  * service's RSS from /proc, prints a table and writes the same figures as JSON.
  *
  * Environment (all optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds,
@@ -14,7 +14,7 @@
  * DATABASE_POOL_MAX are passed to the service.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
@@ -74,8 +74,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startChild(name: string, script: string, childEnv: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+function startChild(name: string, args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...childEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -96,23 +96,19 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * RSS of an empty script run the way the service is (`node --import tsx`), less that of plain node:
- * what the TypeScript loader (its own thread and isolate) adds to the service's figure.
+ * The service as production runs it: built from src/ into dist/ (`npm run build`, no TypeScript
+ * loader) and started with the node options of `npm run start:production`, read from package.json.
  */
-async function tsxLoaderMb(): Promise<number> {
-  const rssOf = async (args: string[]) => {
-    const child = spawn(process.execPath, [...args, '-e', 'setTimeout(() => {}, 60000)'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    });
-    children.add(child);
-    await sleep(1500);
-    const { rss } = memory(child.pid!);
-    await stopChild(child);
-    children.delete(child);
-    return rss;
-  };
-  return (await rssOf(['--import', 'tsx'])) - (await rssOf([]));
+function buildService(): string[] {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status ?? result.signal})`);
+  const scripts = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const [command, ...args] = (scripts['start:production'] ?? '').split(/\s+/);
+  if (command !== 'node') throw new Error('package.json: "start:production" must be "node [options] dist/server.js"');
+  return args;
 }
 
 async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
@@ -277,9 +273,10 @@ async function main(): Promise<void> {
   const servicePort = await freePort();
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const cpuProfDir = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined;
+  const productionArgs = buildService();
   const service = startChild(
     'service',
-    'src/server.ts',
+    [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...productionArgs],
     {
       DATABASE_URL: database.url,
       APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
@@ -287,7 +284,6 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
     },
-    cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
   );
   const smallHeaders = { 'x-api-key': small.key };
   const largeHeaders = { 'x-api-key': large.key };
@@ -304,7 +300,7 @@ async function main(): Promise<void> {
   const sampleReport: unknown = await sample.json();
 
   const baselinePort = await freePort();
-  const baseline = startChild('baseline', 'scripts/bench-baseline.ts', {
+  const baseline = startChild('baseline', ['--import', 'tsx', 'scripts/bench-baseline.ts'], {
     PORT: String(baselinePort),
     BASELINE_BODY: JSON.stringify(sampleReport),
   });
@@ -432,7 +428,6 @@ async function main(): Promise<void> {
 
   await stopChild(baseline);
   await stopChild(service);
-  const loaderMb = await tsxLoaderMb();
 
   const report = {
     date: new Date().toISOString(),
@@ -455,8 +450,6 @@ async function main(): Promise<void> {
     serviceMemoryMb: {
       idleRss: idle.rss,
       peakRss: peakRssMb,
-      tsxLoader: loaderMb,
-      peakRssWithoutTsxLoader: peakRssMb - loaderMb,
     },
     results: rows,
     listP99Ratio1Mto1k: listSmall && listLarge ? listLarge / listSmall : null,
@@ -469,7 +462,7 @@ async function main(): Promise<void> {
   console.log(table(rows));
   console.log('');
   console.log(
-    `service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB, of which the tsx loader ${loaderMb.toFixed(0)} MB; ` +
+    `service RSS: idle ${idle.rss.toFixed(0)} MB, peak ${peakRssMb.toFixed(0)} MB; ` +
       `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`,
   );
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
