@@ -763,7 +763,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An unknown query parameter; these endpoints take none. */
+        /** @description An unknown query parameter (this operation takes none); the message names it. */
         OperationsBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1185,6 +1185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"][];
                 };
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1213,6 +1214,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1241,6 +1243,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No such company, or no such key in the company. */
             404: {
@@ -1335,6 +1338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Integration"];
                 };
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1361,6 +1365,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1432,6 +1437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
+            400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ReportNotFound"];
             405: components["responses"]["MethodNotAllowed"];

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from './logger.js';
+import { rawPathParams } from './route-template.js';
 
 /** The one error type: an HTTP status and a message safe to show the caller. */
 export class HttpError extends Error {
@@ -147,6 +148,36 @@ function reasonFromBodyParser(err: { type?: string }): HttpError | undefined {
   }
 }
 
+/** The 404 of each id in a path, the same whether the id is unknown, of another company or malformed. */
+const ID_NOT_FOUND: Record<string, (id: string) => string> = {
+  companyId: (id) => `company ${id} not found`,
+  reportId: (id) => `report ${id} not found`,
+  keyId: (id) => `API key ${id} not found`,
+};
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A path id the validator refused (too long, or not decodable: "malformed uri") cannot name anything
+ * that exists: it gets the 404 of an unknown id, as the document promises, naming the first such id.
+ */
+function idNotFound(items: ValidatorItem[], path: string): HttpError | undefined {
+  const refused = new Set(items.map((i) => /^\/params\/([^/]+)/.exec(i.path ?? '')?.[1]));
+  const malformedUri = items.some((i) => i.message?.startsWith('malformed uri'));
+  for (const [name, raw] of rawPathParams(path)) {
+    const value = decoded(raw);
+    const message = ID_NOT_FOUND[name];
+    if (message && (refused.has(name) || (malformedUri && value === undefined))) return notFound(message(value ?? raw));
+  }
+  return undefined;
+}
+
 /** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
 export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
   if (err instanceof HttpError) return err;
@@ -163,7 +194,7 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
     switch (e.status) {
       case 400:
-        return badRequest(describeValidationErrors(e.errors));
+        return (req && idNotFound(e.errors, req.path)) ?? badRequest(describeValidationErrors(e.errors));
       case 404:
         return notFound(req ? `no route ${req.method} ${req.path}` : 'not found');
       case 405:

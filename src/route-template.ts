@@ -30,3 +30,16 @@ export function routeTemplate(req: Request): string {
   const path = req.originalUrl.split('?')[0]!;
   return templates.find((t) => t.regex.test(path))?.template ?? (typeof route === 'string' ? route : UNMATCHED_ROUTE);
 }
+
+/**
+ * The path parameters of a raw (undecoded) request path, by the template of openapi.yaml it matches,
+ * in path order: [name, raw segment]. Empty when no template matches.
+ */
+export function rawPathParams(path: string): [name: string, raw: string][] {
+  const match = templates.find((t) => t.regex.test(path));
+  if (!match) return [];
+  const segments = path.split('/');
+  return match.template
+    .split('/')
+    .flatMap((part, i): [string, string][] => (/^\{.+\}$/.test(part) ? [[part.slice(1, -1), segments[i] ?? '']] : []));
+}

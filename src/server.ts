@@ -96,7 +96,10 @@ async function main(): Promise<void> {
         `  Inspection Report Intake API on ${baseUrl} (embedded PostgreSQL, data in ${DATA_DIR})`,
         credentials.demoApiKey ? `  Demo API key (X-API-KEY):     ${credentials.demoApiKey}` : '',
         credentials.demoInspectorEmail ? `  Demo inspector e-mail:        ${credentials.demoInspectorEmail}` : '',
-        `  Application token (Bearer):   ${credentials.appToken}`,
+        // A token from APP_TOKEN is the one in force, and the person who set it knows it.
+        config.appToken === undefined
+          ? `  Application token (Bearer):   ${credentials.appToken}`
+          : '  Application token (Bearer):   the one in APP_TOKEN',
         `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
         '',
         '',

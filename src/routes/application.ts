@@ -13,6 +13,7 @@ import { createOrUpdate, findForCompany } from '../store/reports.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
 import type { Notifier } from '../webhook/notifier.js';
 import { newWebhookSecret } from '../webhook/signing.js';
+import { pageLimit } from './page-limit.js';
 
 type Schemas = components['schemas'];
 const COMPANY = '/internal/companies/:companyId';
@@ -88,8 +89,7 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
   });
 
   router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<Schemas['WebhookDelivery'][]>) => {
-    const limit = (req.query as { limit?: number }).limit ?? 20;
-    res.json(await listDeliveries(db, req.params.companyId!, limit));
+    res.json(await listDeliveries(db, req.params.companyId!, pageLimit(req)));
   });
 
   return router;

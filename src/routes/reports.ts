@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool.js';
 import { badRequest, notFound } from '../errors.js';
 import { keyPrincipal } from '../middleware/api-key.js';
 import * as reports from '../store/reports.js';
+import { pageLimit } from './page-limit.js';
 
 export function reportsRouter(db: Pool): Router {
   const router = Router();
@@ -16,10 +17,7 @@ export function reportsRouter(db: Pool): Router {
 
   router.get('/reports', async (req, res: Response<Report[]>) => {
     const query = req.query as ListReportsQuery;
-    // The validator coerces "1e2" to 100; the contract says an integer, so accept digits only.
-    const rawLimit = new URLSearchParams(req.originalUrl.split('?')[1] ?? '').get('limit');
-    if (rawLimit !== null && !/^\d+$/.test(rawLimit)) throw badRequest('limit must be an integer from 1 to 100');
-    const limit = query.limit ?? 20;
+    const limit = pageLimit(req);
     const after = query.after === undefined ? undefined : reports.decodeCursor(query.after);
     if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
     const page = await reports.listForCompany(db, keyPrincipal(req).companyId, { limit, after, restId: query.restId });

@@ -31,7 +31,8 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
        UPDATE api_keys a SET last_used_at = clock_timestamp()
          FROM k
         WHERE a.company_id = k.company_id AND a.id = k.id
-          AND (k.last_used_at IS NULL OR k.last_used_at < clock_timestamp() - interval '1 minute')
+          -- a.last_used_at, not k's snapshot: a concurrent first use re-checks the row it waited for.
+          AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
      )
      SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId" FROM k`,
     [hashKey(key)],
@@ -46,10 +47,22 @@ export interface CreatedKey {
   createdAt: string;
 }
 
-/** Generates a key for the company's active integration, starting one if there is none. */
+/**
+ * Generates a key for the company's active integration, starting one if there is none. When another
+ * call starts the integration at the same moment, this statement inserts nothing (its start yields to
+ * the other one's): it runs again and then finds that integration.
+ */
 export async function createKey(db: Queryable, companyId: string): Promise<CreatedKey> {
   const { key, prefix, hash } = newKey();
-  const { rows } = await db.query<Omit<CreatedKey, 'key'>>(
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await insertKey(db, companyId, hash, prefix);
+    if (rows[0]) return { ...rows[0], key };
+    if (attempt === 3) throw new Error('could not create an API key: the integration kept changing concurrently');
+  }
+}
+
+function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: string) {
+  return db.query<Omit<CreatedKey, 'key'>>(
     `WITH existing AS (
        -- FOR SHARE waits for a revocation in progress and then skips the revoked row, so a key is
        -- never added to an integration that is being revoked (revokeIntegration locks it first).
@@ -66,8 +79,6 @@ export async function createKey(db: Queryable, companyId: string): Promise<Creat
      RETURNING id, prefix, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`,
     [companyId, hash, prefix],
   );
-  if (!rows[0]) throw new Error('could not create an API key: the integration changed concurrently, try again');
-  return { ...rows[0], key };
 }
 
 export interface ApiKeySummary {

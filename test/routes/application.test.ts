@@ -57,6 +57,27 @@ describe('application API: authentication', () => {
     await api().get('/internal/nope').set(auth).expect(404, { error: 'no route GET /internal/nope' });
   });
 
+  it('refuses unknown query parameters with 400 naming them, also where there is no body', async () => {
+    const companyId = await createCompanyThroughApi();
+    const { body: report } = await api()
+      .post(`/internal/companies/${companyId}/reports`)
+      .set(auth)
+      .send(reportInput())
+      .expect(201);
+    const calls: [method: 'get' | 'post' | 'delete', path: string][] = [
+      ['post', `/internal/companies/${companyId}/api-keys`],
+      ['get', `/internal/companies/${companyId}/api-keys`],
+      ['delete', `/internal/companies/${companyId}/api-keys/${MISSING_UUID}`],
+      ['get', `/internal/companies/${companyId}/integration`],
+      ['delete', `/internal/companies/${companyId}/integration`],
+      ['post', `/internal/companies/${companyId}/reports/${report.id}/start`],
+      ['get', `/internal/companies/${companyId}/webhook-deliveries`],
+    ];
+    for (const [method, path] of calls) {
+      await api()[method](`${path}?x=1`).set(auth).expect(400, { error: 'unknown query parameter: x' });
+    }
+  });
+
   it('does not accept a partner API key in place of the application token', async () => {
     const { key } = await newCompany();
     await api()
@@ -119,7 +140,7 @@ describe('application API: companies and users', () => {
   });
 
   it('answers 404 for an unknown company and for a company id that is not a UUID (never 500)', async () => {
-    for (const id of [MISSING_UUID, 'not-a-uuid', "1'; DROP TABLE companies; --"]) {
+    for (const id of [MISSING_UUID, 'not-a-uuid', "1'; DROP TABLE companies; --", 'c'.repeat(101)]) {
       const res = await api()
         .post(`/internal/companies/${encodeURIComponent(id)}/users`)
         .set(auth)
@@ -149,6 +170,21 @@ describe('application API: API keys', () => {
     expect(JSON.stringify(rows[0])).to.not.include(created.key.slice(4));
     const listed = await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200);
     expect(JSON.stringify(listed.body)).to.not.include(created.key.slice(4));
+  });
+
+  it('starts one integration when keys are generated in parallel for a company without one', async () => {
+    const companyId = await createCompanyThroughApi();
+    const created = await Promise.all(
+      Array.from({ length: 10 }, () => api().post(`/internal/companies/${companyId}/api-keys`).set(auth)),
+    );
+    expect(created.map((res) => res.status)).to.deep.equal(Array(10).fill(201));
+    const { rows } = await pool().query(
+      'SELECT count(DISTINCT integration_id)::int AS integrations, count(*)::int AS keys FROM api_keys WHERE company_id = $1',
+      [companyId],
+    );
+    expect(rows[0]).to.deep.equal({ integrations: 1, keys: 10 });
+    const listed = await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200);
+    expect(listed.body).to.have.length(10);
   });
 
   it('lists keys newest first with lastUsedAt, null until the key is used', async () => {
@@ -216,10 +252,12 @@ describe('application API: API keys', () => {
       .delete(`/internal/companies/${other}/api-keys/${id}`)
       .set(auth)
       .expect(404, { error: `API key ${id} not found` });
-    await api()
-      .delete(`/internal/companies/${companyId}/api-keys/nope`)
-      .set(auth)
-      .expect(404, { error: 'API key nope not found' });
+    for (const keyId of ['nope', 'k'.repeat(101)]) {
+      await api()
+        .delete(`/internal/companies/${companyId}/api-keys/${keyId}`)
+        .set(auth)
+        .expect(404, { error: `API key ${keyId} not found` });
+    }
     await api().delete(`/internal/companies/${companyId}/api-keys/${id}`).set(auth).expect(204);
     await api().delete(`/internal/companies/${companyId}/api-keys/${id}`).set(auth).expect(404);
   });
@@ -485,7 +523,12 @@ describe('application API: reports', () => {
       .get(`/internal/companies/${companyId}/webhook-deliveries?limit=0`)
       .set(auth)
       .expect(400, { error: 'limit must be an integer from 1 to 100' });
-    await api().get(`/internal/companies/${companyId}/webhook-deliveries?limit=101`).set(auth).expect(400);
+    for (const limit of ['101', '1e1', '5.0', '+5', ' 5']) {
+      await api()
+        .get(`/internal/companies/${companyId}/webhook-deliveries?limit=${encodeURIComponent(limit)}`)
+        .set(auth)
+        .expect(400, { error: 'limit must be an integer from 1 to 100' });
+    }
     await api().get(`/internal/companies/${companyId}/webhook-deliveries`).set(auth).expect(200, []);
   });
 });

@@ -162,7 +162,15 @@ describe('GET /reports/{reportId}', () => {
     const theirs = await newCompany();
     const [theirId] = await createMany(theirs, ['2026-03-14']);
     const unknownId = '00000000-0000-4000-8000-000000000000';
-    for (const id of [unknownId, 'not-a-uuid', theirId!, "1' OR '1'='1", 'ZZZZZZZZ-0000-4000-8000-000000000000']) {
+    const long = 'a'.repeat(101);
+    for (const id of [
+      unknownId,
+      'not-a-uuid',
+      theirId!,
+      "1' OR '1'='1",
+      'ZZZZZZZZ-0000-4000-8000-000000000000',
+      long,
+    ]) {
       const res = await api()
         .get(`/reports/${encodeURIComponent(id)}`)
         .set('X-API-KEY', mine.key)
@@ -170,6 +178,8 @@ describe('GET /reports/{reportId}', () => {
       expect(res.body).to.deep.equal({ error: `report ${id} not found` });
     }
     await api().get(`/reports/${theirId}`).set('X-API-KEY', theirs.key).expect(200);
+    // A broken percent-escape is a malformed id too.
+    await api().get('/reports/%E0%A4%A').set('X-API-KEY', mine.key).expect(404, { error: 'report %E0%A4%A not found' });
   });
 
   it('requires a key', async () => {
