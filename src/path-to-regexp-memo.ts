@@ -15,16 +15,24 @@ interface PathToRegexpModule {
 const pathToRegexpModule = createRequire(import.meta.url)('path-to-regexp') as PathToRegexpModule & { memoised?: true };
 if (!pathToRegexpModule.memoised) {
   const compile = pathToRegexpModule.pathToRegexp;
-  const compiled = new Map<string, unknown>();
+  // Per path, the option sets seen with it (the validator passes a fresh object with the same few
+  // flags every time): compared key by key, which costs less than serialising them into a key.
+  const compiled = new Map<string, { options: Record<string, unknown>; result: unknown }[]>();
+  const sameOptions = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+  };
   pathToRegexpModule.pathToRegexp = (path, options = {}) => {
-    // Only string paths (the validator's) are cached; the few option flags make the rest of the key.
-    if (typeof path !== 'string') return compile(path, options);
-    const key = `${path}\u0000${JSON.stringify(options)}`;
-    let result = compiled.get(key);
-    if (result === undefined) {
-      result = compile(path, options);
-      compiled.set(key, result);
+    // Only string paths with flat options (the validator's) are cached.
+    if (typeof path !== 'string' || Object.values(options).some((v) => typeof v === 'object' && v !== null)) {
+      return compile(path, options);
     }
+    let seen = compiled.get(path);
+    if (!seen) compiled.set(path, (seen = []));
+    const hit = seen.find((entry) => sameOptions(entry.options, options));
+    if (hit) return hit.result;
+    const result = compile(path, options);
+    seen.push({ options: { ...options }, result });
     return result;
   };
   pathToRegexpModule.memoised = true;
