@@ -1,4 +1,4 @@
-import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import type { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 
 export interface AddressGuardOptions {
   /** CIDRs that may be reached although private or loopback (WEBHOOK_ALLOWED_CIDRS; local testing only). */
@@ -13,7 +13,8 @@ export interface AddressGuardOptions {
  * and DNS rebinding cannot slip past a check made earlier). Anything that is not public unicast is
  * refused: loopback, private, link-local (cloud metadata), unique-local, unspecified, mapped ...
  */
-export function guardedAgent({ allowedCidrs, ca }: AddressGuardOptions): RequestFilteringHttpsAgent {
+export async function guardedAgent({ allowedCidrs, ca }: AddressGuardOptions): Promise<RequestFilteringHttpsAgent> {
+  const { RequestFilteringHttpsAgent } = await import('request-filtering-agent');
   return new RequestFilteringHttpsAgent({
     allowPrivateIPAddress: false,
     allowMetaIPAddress: false,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import got, { TimeoutError, type Got } from 'got';
+import type { Got } from 'got';
 import { webhookDeliveries } from '../metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
 import { signedHeaders } from './signing.js';
@@ -40,23 +40,36 @@ const USER_AGENT = 'inspection-report-intake-webhook/1';
  * Sends webhooks with got: one attempt (retries are the inspector's decision), redirects not
  * followed (a 3xx is a failure: following one could lead past the address guard), an overall
  * time limit, and only HTTPS through the SSRF-guarded agent.
+ *
+ * got and the agent are loaded on the first delivery: most processes never publish, and the two
+ * add about 15 MB to a process that loads them.
  */
 export function createNotifier(options: NotifierOptions): Notifier {
-  const client = got.extend({
-    agent: { https: guardedAgent(options) },
-    followRedirect: false,
-    throwHttpErrors: false,
-    retry: { limit: 0 },
-    timeout: { request: options.timeoutMs },
-    headers: { 'user-agent': USER_AGENT },
-  });
+  let loaded: Promise<{ client: Got; isTimeout: (err: unknown) => boolean }> | undefined;
+  const load = async () => {
+    const [{ default: got, TimeoutError }, agent] = await Promise.all([import('got'), guardedAgent(options)]);
+    const client = got.extend({
+      agent: { https: agent },
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { request: options.timeoutMs },
+      headers: { 'user-agent': USER_AGENT },
+    });
+    return { client, isTimeout: (err: unknown) => err instanceof TimeoutError };
+  };
   return {
     async deliver(message) {
       const attemptedAt = new Date();
       const started = performance.now();
+      // A failed load is not kept: the next delivery tries again.
+      const { client, isTimeout } = await (loaded ??= load().catch((err: unknown) => {
+        loaded = undefined;
+        throw err;
+      }));
       const outcome = await send(client, message, attemptedAt).catch((err: unknown) => ({
         httpStatus: null,
-        error: describeFailure(err, options.timeoutMs),
+        error: describeFailure(err, options.timeoutMs, isTimeout),
         responseExcerpt: '',
       }));
       webhookDeliveries.inc({ outcome: outcome.error === '' ? 'sent' : 'failed' });
@@ -113,11 +126,11 @@ function describeStatus(status: number): string {
   return `the receiver answered HTTP ${status}`;
 }
 
-function describeFailure(err: unknown, timeoutMs: number): string {
+function describeFailure(err: unknown, timeoutMs: number, isTimeout: (err: unknown) => boolean): string {
   const address = refusedAddress(err) ?? refusedAddress((err as { cause?: unknown } | undefined)?.cause);
   if (address)
     return `address ${address} is refused (loopback, private, link-local and metadata addresses are not allowed)`;
-  if (err instanceof TimeoutError) return `no complete answer within ${timeoutMs} ms`;
+  if (isTimeout(err)) return `no complete answer within ${timeoutMs} ms`;
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | undefined)?.code;
   if (code === 'ECONNREFUSED') return `connection refused (${message})`;
