@@ -58,6 +58,17 @@ describe('displayed inspectors and invoice items on the report row', () => {
     expect(kept).to.include({ inspectorEmail: 'lee@example.com, Dana@Example.com' });
     expect(kept.invoiceItems).to.deep.equal(['Home inspection: $450.00', 'Radon test: $150.50']);
 
+    // Swapped inspectors and prices: each user and position moves within one statement.
+    await send({
+      restId,
+      inspectorEmails: ['dana@example.com', 'lee@example.com'],
+      invoiceItems: ['Radon test: $150.5', 'Home inspection: $450'],
+    }).expect(200);
+    expect(await drifted(pool(), company.companyId)).to.deep.equal([]);
+    const swapped = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+    expect(swapped).to.include({ inspectorName: 'Dana Inspector, Lee Inspector', inspectorNotes: 'only notes' });
+    expect(swapped.invoiceItems).to.deep.equal(['Radon test: $150.50', 'Home inspection: $450.00']);
+
     await send({ restId, inspectorEmails: 'DANA@example.com', invoiceItems: [] }).expect(200);
     await send({ restId, inspectorEmails: 'nobody@example.com', invoiceItems: ['Pool: $90'] }).expect(400);
     expect(await drifted(pool(), company.companyId)).to.deep.equal([]);
