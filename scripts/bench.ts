@@ -14,7 +14,7 @@
  * DATABASE_POOL_MAX are passed to the service.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
@@ -27,6 +27,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { seedCompany } from './bench-seed.js';
+import { buildProduction } from './production-build.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -93,22 +94,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
-}
-
-/**
- * The service as production runs it: built from src/ into dist/ (`npm run build`, no TypeScript
- * loader) and started with the node options of `npm run start:production`, read from package.json.
- */
-function buildService(): string[] {
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status ?? result.signal})`);
-  const scripts = (
-    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  ).scripts;
-  const [command, ...args] = (scripts['start:production'] ?? '').split(/\s+/);
-  if (command !== 'node') throw new Error('package.json: "start:production" must be "node [options] dist/server.js"');
-  return args;
 }
 
 async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
@@ -273,7 +258,7 @@ async function main(): Promise<void> {
   const servicePort = await freePort();
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const cpuProfDir = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined;
-  const productionArgs = buildService();
+  const productionArgs = buildProduction();
   const service = startChild(
     'service',
     [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...productionArgs],

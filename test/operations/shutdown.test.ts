@@ -1,5 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +8,7 @@ import request from 'supertest';
 import { APP_TOKEN, api, databaseUrl, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { waitUntilBlocked } from '../support/locks.js';
 import type { LogEntry } from '../support/logs.js';
+import { buildProduction } from '../../scripts/production-build.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -151,14 +151,7 @@ describe('graceful shutdown of a real server process', function () {
   });
 
   it('runs the production build (npm run build, then npm run start:production) the same way', async () => {
-    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
-    expect(build.status, build.stderr).to.equal(0);
-    const scripts = (
-      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-    ).scripts;
-    const [command, ...args] = scripts['start:production']!.split(/\s+/);
-    expect(command).to.equal('node');
-    server = await startServer(args);
+    server = await startServer(buildProduction());
     const { key } = await newCompany();
     await api(server.baseUrl).get('/readyz').expect(200);
     await api(server.baseUrl).get('/auth').set('X-API-KEY', key).expect(200);
