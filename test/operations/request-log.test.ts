@@ -8,7 +8,7 @@ import { createPool, type Pool } from '../../src/db/pool.js';
 import { listen } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
-import { waitUntilBlocked } from '../support/locks.js';
+import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import { captureLogs, type LogEntry } from '../support/logs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -97,14 +97,9 @@ describe('request logs', () => {
     const { key, companyId } = await newCompany();
     const restId = unique('abandoned');
     await api().post('/reports/new').set('X-API-KEY', key).send(reportInput({ restId })).expect(200);
-    const locker = await pool().connect();
+    // The test holds the report's row, so the update waits in the database until the caller hangs up.
+    const locker = await holdReportRow(pool(), companyId, restId);
     try {
-      // The test holds the report's row, so the update waits in the database until the caller hangs up.
-      await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [
-        companyId,
-        restId,
-      ]);
       const request = http.request({
         port: (server.address() as net.AddressInfo).port,
         host: '127.0.0.1',

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import request from 'supertest';
 import { APP_TOKEN, api, databaseUrl, newCompany, pool, reportInput, unique } from '../support/harness.js';
-import { waitUntilBlocked } from '../support/locks.js';
+import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import type { LogEntry } from '../support/logs.js';
 import { buildProduction } from '../../scripts/production-build.js';
 
@@ -98,13 +98,8 @@ describe('graceful shutdown of a real server process', function () {
       .expect('Keep-Alive', 'timeout=65');
 
     // The test holds the report's row lock, so an update of it waits in the database: a slow request.
-    const locker = await pool().connect();
+    const locker = await holdReportRow(pool(), companyId, restId);
     try {
-      await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [
-        companyId,
-        restId,
-      ]);
       const slow = api(running.baseUrl)
         .post('/reports/new')
         .set('X-API-KEY', key)

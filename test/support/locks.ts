@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Queryable } from '../../src/db/pool.js';
+import type { PoolClient } from 'pg';
+import type { Pool, Queryable } from '../../src/db/pool.js';
 
 /**
  * Waits until some statement is blocked by a lock that `locker` holds (a test holds a lock to make a
@@ -22,4 +23,20 @@ export async function waitUntilBlocked(
     await sleep(50);
   }
   return false;
+}
+
+/**
+ * Locks a report's row (by restId) in a transaction on a client of its own, so that a request
+ * updating that report waits in the database: a slow request on demand. COMMIT and release it.
+ */
+export async function holdReportRow(db: Pool, companyId: string, restId: string): Promise<PoolClient> {
+  const locker = await db.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [companyId, restId]);
+    return locker;
+  } catch (err) {
+    locker.release();
+    throw err;
+  }
 }
