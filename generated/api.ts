@@ -452,7 +452,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description Every error has exactly this shape. */
-        Error: {
+        ErrorResponse: {
             /** @description A human-readable message naming what was wrong. */
             error: string;
         };
@@ -716,7 +716,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The path exists but not with this method; the `Allow` header lists the methods it has. */
@@ -732,7 +732,7 @@ export interface components {
                  *       "error": "method DELETE is not allowed on /reports"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description An unexpected error in the service. Safe to retry. */
@@ -746,7 +746,7 @@ export interface components {
                  *       "error": "internal server error"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The service's database is unavailable for the moment. Retry later. */
@@ -760,7 +760,7 @@ export interface components {
                  *       "error": "database unavailable"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description An unknown query parameter (this operation takes none); the message names it. */
@@ -774,7 +774,7 @@ export interface components {
                  *       "error": "unknown query parameter: verbose"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The `Authorization: Bearer <APP_TOKEN>` header is missing or holds a wrong token. */
@@ -785,7 +785,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not valid JSON or breaks a rule of the schema; the message names the field. Nothing is stored. */
@@ -799,7 +799,7 @@ export interface components {
                  *       "error": "name is required"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No company with this id (malformed ids included). */
@@ -813,7 +813,7 @@ export interface components {
                  *       "error": "company 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No such company, or no report with this id in the company. */
@@ -827,7 +827,7 @@ export interface components {
                  *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is larger than 1 MiB. */
@@ -841,7 +841,7 @@ export interface components {
                  *       "error": "request body is larger than 1 MiB"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not `application/json`. */
@@ -855,7 +855,7 @@ export interface components {
                  *       "error": "unsupported media type: send Content-Type: application/json"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -938,7 +938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -953,7 +953,7 @@ export interface operations {
                      *       "error": "report with restId crm-48213 is published and can no longer be updated"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The body is larger than 1 MiB. */
@@ -967,7 +967,7 @@ export interface operations {
                      *       "error": "request body is larger than 1 MiB"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The body is not `application/json`. */
@@ -981,7 +981,7 @@ export interface operations {
                      *       "error": "unsupported media type: send Content-Type: application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             500: components["responses"]["InternalError"];
@@ -1024,7 +1024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -1065,7 +1065,7 @@ export interface operations {
                      *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -1155,7 +1155,7 @@ export interface operations {
                      *       "error": "the company already has a user with e-mail dana@example.com"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -1256,7 +1256,7 @@ export interface operations {
                      *       "error": "API key 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -1305,7 +1305,7 @@ export interface operations {
                      *       "error": "url must be an absolute https:// URL"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1452,7 +1452,7 @@ export interface operations {
                      *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 is published"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             500: components["responses"]["InternalError"];
@@ -1503,7 +1503,7 @@ export interface operations {
                      *       "error": "notifyIntegration is required"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1518,7 +1518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             503: components["responses"]["Unavailable"];
@@ -1559,7 +1559,7 @@ export interface operations {
                      *       "error": "limit must be an integer from 1 to 100"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1629,7 +1629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

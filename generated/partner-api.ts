@@ -143,7 +143,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description Every error has exactly this shape. */
-        Error: {
+        ErrorResponse: {
             /** @description A human-readable message naming what was wrong. */
             error: string;
         };
@@ -296,7 +296,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The path exists but not with this method; the `Allow` header lists the methods it has. */
@@ -312,7 +312,7 @@ export interface components {
                  *       "error": "method DELETE is not allowed on /reports"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description An unexpected error in the service. Safe to retry. */
@@ -326,7 +326,7 @@ export interface components {
                  *       "error": "internal server error"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The service's database is unavailable for the moment. Retry later. */
@@ -340,7 +340,7 @@ export interface components {
                  *       "error": "database unavailable"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -418,7 +418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -433,7 +433,7 @@ export interface operations {
                      *       "error": "report with restId crm-48213 is published and can no longer be updated"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The body is larger than 1 MiB. */
@@ -447,7 +447,7 @@ export interface operations {
                      *       "error": "request body is larger than 1 MiB"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The body is not `application/json`. */
@@ -461,7 +461,7 @@ export interface operations {
                      *       "error": "unsupported media type: send Content-Type: application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             500: components["responses"]["InternalError"];
@@ -504,7 +504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
@@ -545,7 +545,7 @@ export interface operations {
                      *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
