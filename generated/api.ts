@@ -471,7 +471,7 @@ export interface components {
             /** @description The report's identifier (the existing one when a report was updated by `restId`). */
             id: string;
         };
-        /** @description One name, or several in order. Blank entries are dropped; at least one name must remain. */
+        /** @description One name, or several in order. Blank entries are dropped; at least one non-blank name must remain. */
         Names: string | string[];
         /** @description One e-mail address, or several in order. Blank entries are dropped. */
         Emails: components["schemas"]["EmailOrBlank"] | components["schemas"]["EmailOrBlank"][];

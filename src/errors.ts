@@ -60,6 +60,10 @@ const FIELD_MESSAGES: Record<string, Record<string, string>> = {
     type: 'must be a calendar date YYYY-MM-DD',
     pattern: 'must be a calendar date YYYY-MM-DD',
   },
+  clientNames: {
+    pattern: 'must contain at least one non-blank name',
+    contains: 'must contain at least one non-blank name',
+  },
   clientEmails: { pattern: 'must be an e-mail address' },
   agentEmail: { pattern: 'must be an e-mail address' },
   invoiceItems: {
@@ -97,6 +101,8 @@ function describeValidationErrors(items: ValidatorItem[]): string {
         'required',
         'additionalProperties',
         'format',
+        // Before pattern: a failed `contains` also reports its subschema's failure on each entry.
+        'contains',
         'pattern',
         'maxLength',
         'minLength',

@@ -316,8 +316,8 @@ export async function createOrUpdate(
   origin: Origin,
   input: ReportInput,
 ): Promise<{ id: string; created: boolean }> {
+  // The schema guarantees a non-blank name (Names: pattern and contains).
   const clientNames = toList(input.clientNames);
-  if (clientNames.length === 0) throw badRequest('clientNames must contain at least one non-blank name');
   const invoiceItems = input.invoiceItems === undefined ? undefined : parseInvoiceItems(input.invoiceItems);
   const items = invoiceItems ?? [];
   const inspectors = wantedInspectors(input.inspectorEmails);

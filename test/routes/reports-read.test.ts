@@ -132,6 +132,35 @@ describe('GET /reports', () => {
     }
   });
 
+  it('filters by a restId holding space, +, &, #, %, /, quotes or non-ASCII, however the query is encoded', async () => {
+    const own = await newCompany();
+    const restIds = ['crm 42', 'crm+42', 'a&b=c', 'x#y?z', '100%', 'a/b:c', "o'neil (2)*!", 'Zoë — 東京 🏠'];
+    const ids = new Map<string, string>();
+    for (const restId of restIds) {
+      const res = await api().post('/reports/new').set('X-API-KEY', own.key).send(reportInput({ restId })).expect(200);
+      ids.set(restId, res.body.id);
+    }
+    const encodings = {
+      // What URLSearchParams, and so this service's own Link, send: a space as +.
+      form: (restId: string) => new URLSearchParams({ restId }).toString(),
+      // What encodeURIComponent sends: a space as %20, and ' ( ) * ! unencoded.
+      percent: (restId: string) => `restId=${encodeURIComponent(restId)}`,
+    };
+    for (const restId of restIds) {
+      for (const [name, encode] of Object.entries(encodings)) {
+        const res = await list(`?${encode(restId)}`, own.key).expect(200);
+        expect(
+          res.body.map((r: Listed) => r.restId),
+          `${name}: ${encode(restId)}`,
+        ).to.deep.equal([restId]);
+        expect(res.body[0].id).to.equal(ids.get(restId));
+      }
+    }
+    // Sent as typed: + is a space, and / and : need no encoding in a query.
+    expect((await list('?restId=crm+42', own.key).expect(200)).body[0].id).to.equal(ids.get('crm 42'));
+    expect((await list('?restId=a/b:c', own.key).expect(200)).body[0].id).to.equal(ids.get('a/b:c'));
+  });
+
   it("returns only the key's own company reports, both ways", async () => {
     const a = await newCompany();
     const b = await newCompany();

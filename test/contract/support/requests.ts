@@ -95,7 +95,7 @@ export function validReportBody(company: Company, restIds: string[]): fc.Arbitra
     })
     .map(({ generated, clientNames, inspectionDate, inspectors, upperCaseInspectors, invoiceItems, text, restId }) => {
       const body: Body = { ...(generated as Body), ...text, inspectionDate };
-      // The schema allows names that are all blank; the service needs one real name.
+      // json-schema-faker leaves `contains` out: make sure of the non-blank name the schema asks for.
       if (clientNames !== undefined || !hasName(body.clientNames)) body.clientNames = clientNames ?? 'Jordan Smith';
       // Only users of the company may be named as inspectors (matched case-insensitively).
       if (inspectors === undefined) delete body.inspectorEmails;
