@@ -319,6 +319,14 @@ export interface paths {
          *     the cause and leaves the report as it was. Call again to retry (the retry carries the same
          *     `webhook-id`) or with `notifyIntegration: false` to publish without notifying. Every attempt
          *     is written to the delivery log.
+         *
+         *     While the webhook is in flight the report is claimed: another publish of it answers 409 and
+         *     partner updates of it answer 409, so a report never has two deliveries at once and the report
+         *     published is exactly the one sent. The claim ends with the call; should the service lose its
+         *     database or stop before recording the outcome, the claim expires by itself after
+         *     `WEBHOOK_TIMEOUT_MS` plus the database connect timeout plus 5 seconds. A process runs at most
+         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries at once; past that it answers 503 with `Retry-After` instead
+         *     of queueing.
          */
         post: operations["publishReport"];
         delete?: never;
@@ -697,9 +705,14 @@ export interface components {
              * @description The receiver's status; `null` when no response came.
              */
             httpStatus: number | null;
-            /** @description Why the attempt failed; `""` on success. */
+            /**
+             * @description Why the attempt failed; `""` on success. An attempt is logged before it is sent: until its
+             *     outcome is recorded (and for good if the service lost its database or stopped first) it reads
+             *     `no outcome recorded: the delivery is in flight, or the service lost its database before
+             *     recording it`, with `durationMs` 0 and `httpStatus` null.
+             */
             error: string;
-            /** @description At most the first 1 KiB of the response body. */
+            /** @description At most the first 1 KiB of the response body, cut before a character that limit would split. */
             responseExcerpt: string;
         };
         /** @description A `Report` as sent by the `reportPublished` webhook, with `publishedUrl` filled and `status` `published`. */
@@ -942,17 +955,16 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The report with this `restId` has been published and can no longer be updated. Nothing changed. */
+            /**
+             * @description The report with this `restId` has been published and can no longer be updated, or it is being
+             *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
+             *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "report with restId crm-48213 is published and can no longer be updated"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1509,6 +1521,19 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ReportNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /**
+             * @description Another publish of this report is delivering its webhook now (nothing changed; publish again
+             *     once it has answered), or, rarely, this publish's claim expired during its delivery and
+             *     another publish took the report over (the delivery is in the log; that publish decides).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1521,7 +1546,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            503: components["responses"]["Unavailable"];
+            /**
+             * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
+             *     unavailable; or this process already has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight
+             *     (nothing was sent); or the database became unavailable after the delivery, so its outcome is
+             *     not recorded: the attempt stays in the delivery log without an outcome, the report stays
+             *     claimed until its claim expires (`Retry-After` says when), and the retry carries the same
+             *     `webhook-id`, so the receiver can drop the duplicate.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before publishing again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {

@@ -422,17 +422,16 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The report with this `restId` has been published and can no longer be updated. Nothing changed. */
+            /**
+             * @description The report with this `restId` has been published and can no longer be updated, or it is being
+             *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
+             *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "report with restId crm-48213 is published and can no longer be updated"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };

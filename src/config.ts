@@ -25,6 +25,8 @@ export interface Config {
   readonly webhookAllowedCidrs: readonly string[];
   /** Overall time a webhook delivery may take, in milliseconds. */
   readonly webhookTimeoutMs: number;
+  /** Webhook deliveries this process runs at once at most; past it publishing answers 503 with Retry-After. */
+  readonly webhookMaxInFlight: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -114,5 +116,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookMaxInFlight: integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000),
   });
 }

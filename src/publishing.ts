@@ -1,16 +1,27 @@
 import type { components } from '../generated/api.js';
+import type { Report } from './api-types.js';
 import type { Pool } from './db/pool.js';
 import { withTransaction } from './db/pool.js';
-import { HttpError } from './errors.js';
+import { conflict, HttpError, toHttpError } from './errors.js';
 import { findForCompany } from './store/reports.js';
-import { keepPendingWebhookId, lockForPublish, markPublished, type PublishTarget } from './store/publishing.js';
-import { recordDelivery } from './store/webhook-deliveries.js';
-import type { Notifier } from './webhook/notifier.js';
+import {
+  claimForDelivery,
+  lockForPublish,
+  markPublished,
+  releaseClaim,
+  type PublishClaim,
+  type PublishTarget,
+} from './store/publishing.js';
+import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
+import type { DeliveryAttempt, Notifier, WebhookMessage } from './webhook/notifier.js';
 import { newWebhookId } from './webhook/signing.js';
 
 export type PublishInput = components['schemas']['PublishInput'];
 export type PublishResult = components['schemas']['PublishResult'];
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
+
+/** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
+const CLAIM_MARGIN_MS = 5_000;
 
 /** DESIGN's rule: the webhook is due only for an API report of a live integration with an address, when confirmed. */
 function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSentReason | undefined {
@@ -21,47 +32,129 @@ function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSen
   return undefined;
 }
 
+/** A claimed delivery: what is sent, and what step 3 needs to record it. */
+interface Delivery {
+  message: WebhookMessage;
+  deliveryId: string;
+  claim: PublishClaim;
+  /** Local time when the claim expires (Retry-After when the outcome cannot be recorded). */
+  claimExpires: number;
+  /** The report as it is once published: the webhook's body and the 200's report. */
+  report: Report;
+  release: () => void;
+}
+
 /**
- * Publishes a report and, when due, delivers the webhook before anything is committed: the report
- * row stays locked during the delivery, and a failed delivery rolls the publish back to a savepoint,
- * so the report is unchanged while the attempt (and the webhook-id its retry reuses) is kept.
- * Undefined when the company has no such report; 502 naming the cause when the delivery failed.
+ * Publishes a report and, when due, delivers the webhook first, in three steps so that no database
+ * connection, transaction or lock is held while the receiver takes its time:
+ * 1. one short transaction claims the report (a second publish gets 409 until the claim ends or
+ *    expires), keeps the attempt's webhook-id on it and writes the attempt to the delivery log;
+ * 2. the delivery, holding only one of the notifier's places (503 with Retry-After when none is free);
+ * 3. a second short transaction records the outcome and, on a 2xx, publishes.
+ * A failed delivery leaves the report unchanged (502); its retry reuses the webhook-id. When step 3
+ * cannot reach the database, the attempt stays in the log without an outcome, the claim runs out by
+ * itself, and the caller is told (503) when to retry, again with the same webhook-id.
+ * Undefined when the company has no such report.
  */
 export async function publishReport(
   pool: Pool,
   notifier: Notifier,
   companyId: string,
   reportId: string,
-  { publishedUrl, notifyIntegration }: PublishInput,
+  input: PublishInput,
 ): Promise<PublishResult | undefined> {
-  const outcome = await withTransaction(pool, async (db) => {
-    const target = await lockForPublish(db, companyId, reportId);
-    if (!target) return undefined;
-    await db.query('SAVEPOINT publish');
-    await markPublished(db, companyId, reportId, publishedUrl);
-    const report = (await findForCompany(db, companyId, reportId))!;
-    const reason = whyNoWebhook(target, notifyIntegration);
-    if (reason) return { report, webhook: { outcome: 'not_sent' as const, reason } };
+  const claimed = await claim(pool, notifier, companyId, reportId, input);
+  if (!claimed || 'webhook' in claimed) return claimed;
+  let attempt: DeliveryAttempt;
+  try {
+    attempt = await notifier.deliver(claimed.message);
+  } finally {
+    claimed.release();
+  }
+  return recordOutcome(pool, companyId, reportId, claimed, attempt);
+}
 
-    const message = {
-      url: target.webhookUrl!,
-      secret: target.webhookSecret!,
-      webhookId: target.pendingWebhookId ?? newWebhookId(),
-    };
-    const attempt = await notifier.deliver({ ...message, payload: JSON.stringify(report) });
-    if (attempt.error) {
-      await db.query('ROLLBACK TO SAVEPOINT publish');
-      await keepPendingWebhookId(db, companyId, reportId, message.webhookId);
-    }
-    const deliveryId = await recordDelivery(db, companyId, {
-      ...attempt,
-      reportId,
-      webhookId: message.webhookId,
-      url: message.url,
+/** Step 1: publishes at once when no webhook is due, otherwise claims the report for the delivery. */
+async function claim(
+  pool: Pool,
+  notifier: Notifier,
+  companyId: string,
+  reportId: string,
+  { publishedUrl, notifyIntegration }: PublishInput,
+): Promise<PublishResult | Delivery | undefined> {
+  const claimMs = notifier.timeoutMs + (pool.options.connectionTimeoutMillis ?? 0) + CLAIM_MARGIN_MS;
+  // A place is taken inside the transaction, once the webhook is known to be due, and given back if
+  // the transaction does not commit.
+  let release: (() => void) | undefined;
+  try {
+    return await withTransaction(pool, async (db) => {
+      const target = await lockForPublish(db, companyId, reportId);
+      if (!target) return undefined;
+      if (target.publishInFlight)
+        throw conflict(`report ${reportId} is being published: its webhook delivery is in flight`);
+      const reason = whyNoWebhook(target, notifyIntegration);
+      if (reason) {
+        await markPublished(db, companyId, reportId, publishedUrl);
+        const report = (await findForCompany(db, companyId, reportId))!;
+        return { report, webhook: { outcome: 'not_sent' as const, reason } };
+      }
+      release = notifier.reserve();
+      if (!release)
+        throw new HttpError(503, 'too many webhook deliveries in flight: publish again in a moment', {
+          'Retry-After': '1',
+        });
+
+      const webhookId = target.pendingWebhookId ?? newWebhookId();
+      const url = target.webhookUrl!;
+      const claim = await claimForDelivery(db, companyId, reportId, webhookId, claimMs);
+      const deliveryId = await startAttempt(db, companyId, { reportId, webhookId, url });
+      const current = (await findForCompany(db, companyId, reportId))!;
+      // The claim keeps partner updates out until step 3, so this is exactly what step 3 publishes.
+      const report = {
+        ...current,
+        status: 'published' as const,
+        publishedUrl,
+        updatedAt: claim.publishedAt.toISOString(),
+      };
+      const message = { url, secret: target.webhookSecret!, webhookId, payload: JSON.stringify(report) };
+      return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release };
     });
-    if (attempt.error) return { failure: attempt.error };
-    return { report, webhook: { outcome: 'sent' as const, deliveryId, status: attempt.httpStatus! } };
-  });
-  if (outcome && 'failure' in outcome) throw new HttpError(502, `webhook delivery failed: ${outcome.failure}`);
-  return outcome;
+  } catch (err) {
+    release?.();
+    throw err;
+  }
+}
+
+/** Step 3: the attempt's outcome in the delivery log and, on a 2xx, the report published. */
+async function recordOutcome(
+  pool: Pool,
+  companyId: string,
+  reportId: string,
+  { deliveryId, claim: claimed, claimExpires, report }: Delivery,
+  attempt: DeliveryAttempt,
+): Promise<PublishResult> {
+  let published: boolean;
+  try {
+    published = await withTransaction(pool, async (db) => {
+      await completeAttempt(db, companyId, deliveryId, attempt);
+      if (attempt.error) {
+        await releaseClaim(db, companyId, reportId, claimed);
+        return false;
+      }
+      return markPublished(db, companyId, reportId, report.publishedUrl, claimed);
+    });
+  } catch (err) {
+    if (toHttpError(err).status !== 503) throw err;
+    const retryAfter = Math.max(1, Math.ceil((claimExpires - Date.now()) / 1000));
+    const outcome = attempt.error || `the receiver answered HTTP ${attempt.httpStatus}`;
+    throw new HttpError(
+      503,
+      `database unavailable after the webhook delivery (${outcome}), so its outcome is not recorded: publish again in ${retryAfter} s; the retry carries the same webhook-id`,
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+  if (attempt.error) throw new HttpError(502, `webhook delivery failed: ${attempt.error}`);
+  if (!published)
+    throw conflict(`report ${reportId}: its claim expired during the delivery and another publish has taken it over`);
+  return { report, webhook: { outcome: 'sent', deliveryId, status: attempt.httpStatus! } };
 }

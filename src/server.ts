@@ -74,7 +74,11 @@ async function main(): Promise<void> {
   const appToken = config.appToken ?? credentials?.appToken;
   if (appToken === undefined) throw new Error('no application token: set APP_TOKEN');
   // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
-  const notifier = createNotifier({ allowedCidrs: config.webhookAllowedCidrs, timeoutMs: config.webhookTimeoutMs });
+  const notifier = createNotifier({
+    allowedCidrs: config.webhookAllowedCidrs,
+    timeoutMs: config.webhookTimeoutMs,
+    maxInFlight: config.webhookMaxInFlight,
+  });
   // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
   // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
   const apiKeys = new ApiKeyCache({ db, connectionString: config.migrationDatabaseUrl ?? databaseUrl });

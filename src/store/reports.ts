@@ -1,6 +1,6 @@
 import type { Report, ReportInput } from '../api-types.js';
 import type { Pool, Queryable } from '../db/pool.js';
-import { badRequest, conflict } from '../errors.js';
+import { badRequest, conflict, type HttpError } from '../errors.js';
 import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../report-fields.js';
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
@@ -258,7 +258,7 @@ const REPLACE_ITEMS = `(${REPLACE}::boolean[])[${REPLACEABLE.indexOf('invoice_de
  * The whole create or update in one statement, the same text for every input (prepared once per
  * connection: planning it cost PostgreSQL about 0.4 ms, as much as running it), atomic on its own:
  * match the inspectors; write the report only if all of them are users (and, on a restId conflict,
- * only if it is not published), replacing each column whose flag in REPLACE is set; then write the
+ * only if it is neither published nor being published), replacing each column whose flag in REPLACE is set; then write the
  * child rows of a new report, or replace those of an updated one when their input was given (rows
  * rewritten by position, the surplus deleted: disjoint rows, so no order between the two matters).
  */
@@ -279,7 +279,7 @@ const UPSERT = `
          (c, i) => `${c} = CASE WHEN (${REPLACE}::boolean[])[${i + 1}] THEN EXCLUDED.${c} ELSE reports.${c} END`,
        ).join(',\n           ')},
            updated_at = clock_timestamp()
-     WHERE reports.status <> 'published'
+     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, (xmax = 0) AS created
   ), inspectors AS (
     INSERT INTO report_inspectors (company_id, report_id, position, user_id)
@@ -309,7 +309,8 @@ const UPSERT = `
  * Creates a report, or merges the input into the company's report with the same restId.
  * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report;
  * it locks the conflicting row, so concurrent updates of one report replace its child rows in turn.
- * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report.
+ * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
+ * or one whose publish is delivering its webhook (what the receiver gets is what is published).
  */
 export async function createOrUpdate(
   pool: Pool,
@@ -360,7 +361,18 @@ export async function createOrUpdate(
   const row = rows[0]!;
   const unknown = inspectors.filter((e) => !row.found.includes(e));
   if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
-  if (row.id === null) throw conflict(`report with restId ${input.restId} is published and can no longer be updated`);
+  if (row.id === null) throw await refusedUpdate(pool, origin.companyId, input.restId!);
 
   return { id: row.id, created: row.created === true };
+}
+
+/** Why an update by restId was refused: published, or a publish delivering its webhook now. Read only then. */
+async function refusedUpdate(db: Queryable, companyId: string, restId: string): Promise<HttpError> {
+  const { rows } = await db.query<{ status: string }>(
+    'SELECT status FROM reports WHERE company_id = $1 AND rest_id = $2',
+    [companyId, restId],
+  );
+  return rows[0]?.status === 'published'
+    ? conflict(`report with restId ${restId} is published and can no longer be updated`)
+    : conflict(`report with restId ${restId} is being published (its webhook delivery is in flight): try again later`);
 }

@@ -13,23 +13,44 @@ export interface DeliveryLogEntry {
   responseExcerpt: string;
 }
 
-export interface AttemptRecord extends DeliveryAttempt {
+/** Where one attempt goes: written to the log before it is sent. */
+export interface AttemptTarget {
   reportId: string;
   webhookId: string;
   url: string;
 }
 
-/** Writes one attempt to the delivery log and answers its id. */
-export async function recordDelivery(db: Queryable, companyId: string, attempt: AttemptRecord): Promise<string> {
+/**
+ * What an attempt shows until its outcome is recorded: while it is in flight, and for good when the
+ * service lost its database (or stopped) before it could record it. The retry is a new attempt.
+ */
+export const OUTCOME_NOT_RECORDED =
+  'no outcome recorded: the delivery is in flight, or the service lost its database before recording it';
+
+/** Writes an attempt about to be sent to the delivery log and answers its id. */
+export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO webhook_deliveries
-       (company_id, report_id, webhook_id, url, attempted_at, duration_ms, http_status, error, response_excerpt)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    `INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error)
+     VALUES ($1, $2, $3, $4, 0, $5) RETURNING id`,
+    [companyId, target.reportId, target.webhookId, target.url, OUTCOME_NOT_RECORDED],
+  );
+  return rows[0]!.id;
+}
+
+/** Records what happened to an attempt started with startAttempt. */
+export async function completeAttempt(
+  db: Queryable,
+  companyId: string,
+  id: string,
+  attempt: DeliveryAttempt,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET attempted_at = $3, duration_ms = $4, http_status = $5, error = $6, response_excerpt = $7
+      WHERE company_id = $1 AND id = $2`,
     [
       companyId,
-      attempt.reportId,
-      attempt.webhookId,
-      attempt.url,
+      id,
       attempt.attemptedAt,
       attempt.durationMs,
       attempt.httpStatus,
@@ -37,7 +58,6 @@ export async function recordDelivery(db: Queryable, companyId: string, attempt: 
       attempt.responseExcerpt,
     ],
   );
-  return rows[0]!.id;
 }
 
 /** The company's latest attempts, newest first. */

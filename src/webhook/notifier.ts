@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
 import { webhookDeliveries } from '../metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
@@ -24,11 +25,20 @@ export interface DeliveryAttempt {
 }
 
 export interface Notifier {
+  /** The overall time limit of one delivery (WEBHOOK_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+  /**
+   * Takes one of the maxInFlight places for a delivery, or answers undefined when all are taken: the
+   * caller refuses rather than queue. Call the returned function when the delivery is over.
+   */
+  reserve(): (() => void) | undefined;
   deliver(message: WebhookMessage): Promise<DeliveryAttempt>;
 }
 
 export interface NotifierOptions extends AddressGuardOptions {
   timeoutMs: number;
+  /** Deliveries in flight at once at most (WEBHOOK_MAX_IN_FLIGHT). */
+  maxInFlight: number;
 }
 
 /** The delivery log keeps at most this much of a receiver's answer. */
@@ -58,7 +68,18 @@ export function createNotifier(options: NotifierOptions): Notifier {
     });
     return { client, isTimeout: (err: unknown) => err instanceof TimeoutError };
   };
+  let inFlight = 0;
   return {
+    timeoutMs: options.timeoutMs,
+    reserve() {
+      if (inFlight >= options.maxInFlight) return undefined;
+      inFlight++;
+      let released = false;
+      return () => {
+        if (!released) inFlight--;
+        released = true;
+      };
+    },
     async deliver(message) {
       const attemptedAt = new Date();
       const started = performance.now();
@@ -102,7 +123,10 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
   return { httpStatus: statusCode, error: describeStatus(statusCode), responseExcerpt };
 }
 
-/** The first EXCERPT_BYTES of the answer; the rest is never downloaded (a receiver cannot flood memory). */
+/**
+ * At most the first EXCERPT_BYTES of the answer, cut before a character the limit would split; the rest
+ * is never downloaded (a receiver cannot flood memory).
+ */
 async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -116,8 +140,10 @@ async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }):
     // The status is known; an answer body cut short only shortens the excerpt.
   }
   stream.destroy();
+  // StringDecoder keeps back the bytes of a character cut short instead of writing U+FFFD for them.
+  const text = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));
   // PostgreSQL text cannot hold NUL.
-  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '');
+  return text.replaceAll('\u0000', '');
 }
 
 function describeStatus(status: number): string {

@@ -62,7 +62,12 @@ describe('GET /metrics', () => {
     try {
       receiver.on('/ok', { status: 204 });
       receiver.on('/broken', { status: 500 });
-      const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] });
+      const notifier = createNotifier({
+        allowedCidrs: ['127.0.0.1/32'],
+        timeoutMs: 10_000,
+        ca: [receiver.ca],
+        maxInFlight: 32,
+      });
       const message = {
         secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
         webhookId: 'msg_metrics',

@@ -46,7 +46,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     logger: createLogger('silent'),
     validateResponses: true,
     appToken: APP_TOKEN,
-    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000 }),
+    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32 }),
     ...overrides,
     // Test apps cache API keys as servers do (one LISTEN connection each), so every test runs through the cache.
     apiKeys: overrides.apiKeys ?? keyCache(db),

@@ -10,8 +10,12 @@ export interface ReceivedWebhook {
   body: string;
 }
 
-/** How the receiver answers a path: a status (and body), a redirect, or never (slower than any timeout). */
-export type Behaviour = { status: number; body?: string } | { redirectTo: string } | 'hang';
+/**
+ * How the receiver answers a path: a status (and body; once `waitFor()` settles, if given: a slow
+ * receiver, or one the test lets answer when it is ready), a redirect, or never (slower than any timeout).
+ */
+export type Behaviour =
+  { status: number; body?: string | Buffer; waitFor?: () => Promise<unknown> } | { redirectTo: string } | 'hang';
 
 /**
  * A real HTTPS webhook receiver on 127.0.0.1 with a certificate made for the run (valid for
@@ -85,13 +89,19 @@ export class HttpsReceiver {
       } else if ('redirectTo' in behaviour) {
         res.writeHead(302, { location: behaviour.redirectTo }).end();
       } else {
-        res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body ?? '');
+        // Held like a hanging answer meanwhile, so that stop() cuts it off.
+        this.hanging.add(res);
+        void (behaviour.waitFor?.() ?? Promise.resolve()).finally(() => {
+          if (!this.hanging.delete(res)) return;
+          res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body ?? '');
+        });
       }
     });
   }
 
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

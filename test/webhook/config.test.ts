@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('webhook configuration', () => {
-  it('allows no private network and waits 10 s by default', () => {
+  it('allows no private network, waits 10 s and runs 32 deliveries at once by default', () => {
     const config = loadConfig({});
     expect(config.webhookAllowedCidrs).to.deep.equal([]);
     expect(config.webhookTimeoutMs).to.equal(10_000);
+    expect(config.webhookMaxInFlight).to.equal(32);
   });
 
   it('reads WEBHOOK_ALLOWED_CIDRS as comma-separated IPv4 and IPv6 CIDRs', () => {
@@ -28,6 +29,16 @@ describe('webhook configuration', () => {
       expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: bad }), bad).to.throw(
         ConfigError,
         /^WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000/,
+      );
+    }
+  });
+
+  it('reads WEBHOOK_MAX_IN_FLIGHT and refuses what is not a positive integer', () => {
+    expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '2' }).webhookMaxInFlight).to.equal(2);
+    for (const bad of ['0', '-1', '10001', '1.5', 'many']) {
+      expect(() => loadConfig({ WEBHOOK_MAX_IN_FLIGHT: bad }), bad).to.throw(
+        ConfigError,
+        /^WEBHOOK_MAX_IN_FLIGHT must be an integer from 1 to 10000/,
       );
     }
   });

@@ -4,9 +4,11 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
+import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
+import { gate, until } from '../support/wait.js';
 
 const auth = { Authorization: `Bearer ${APP_TOKEN}` };
 
@@ -31,9 +33,11 @@ describe('publishing and the reportPublished webhook', () => {
   before(async () => {
     receiver = await HttpsReceiver.start();
     const ca = [receiver.ca];
-    allowed = newApp({ notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca }) });
-    guarded = newApp({ notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, ca }) });
-    impatient = newApp({ notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 300, ca }) });
+    const notifier = (allowedCidrs: string[], timeoutMs: number) =>
+      createNotifier({ allowedCidrs, timeoutMs, ca, maxInFlight: 32 });
+    allowed = newApp({ notifier: notifier(['127.0.0.1/32'], 10_000) });
+    guarded = newApp({ notifier: notifier([], 10_000) });
+    impatient = newApp({ notifier: notifier(['127.0.0.1/32'], 300) });
   });
 
   after(async () => {
@@ -175,7 +179,9 @@ describe('publishing and the reportPublished webhook', () => {
     it('answers 502 for a certificate the service does not trust', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      const untrusting = newApp({ notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000 }) });
+      const untrusting = newApp({
+        notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, maxInFlight: 32 }),
+      });
       try {
         const res = await publish(untrusting.app, company.companyId, id, {
           publishedUrl: 'https://r.example.com/1',
@@ -229,6 +235,46 @@ describe('publishing and the reportPublished webhook', () => {
           notifyIntegration: true,
         }).expect(502);
         expect(res.body.error, address).to.match(/^webhook delivery failed: address \S+ is refused/);
+      }
+    });
+    it('refuses IPv6 forms embedding a refused IPv4 address: compatible, mapped, NAT64, 6to4', async () => {
+      // As an IPv6-only network would allow the transition prefixes: what they embed is still checked.
+      const transition = newApp({
+        notifier: createNotifier({
+          allowedCidrs: ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16'],
+          timeoutMs: 10_000,
+          ca: [receiver.ca],
+          maxInFlight: 32,
+        }),
+      });
+      const cases: Array<[string, { app: Express }]> = [
+        // The issue's case: request-filtering-agent calls ::/96 public unicast.
+        ['[::127.0.0.1]', guarded],
+        ['[::ffff:7f00:1]', guarded],
+        ['[64:ff9b::127.0.0.1]', guarded],
+        ['[2002:7f00:1::1]', guarded],
+        ['[::169.254.169.254]', transition],
+        ['[::ffff:10.0.0.1]', transition],
+        ['[64:ff9b::192.168.1.1]', transition],
+        ['[2002:a9fe:a9fe::1]', transition],
+        ['[::127.0.0.1]', transition],
+      ];
+      try {
+        for (const [address, target] of cases) {
+          const company = await companyWithWebhook(`https://${address}:${receiver.port}/hook`);
+          const id = await apiReport(company.key);
+          const res = await publish(target.app, company.companyId, id, {
+            publishedUrl: 'https://r.example.com/1',
+            notifyIntegration: true,
+          }).expect(502);
+          expect(res.body.error, address).to.match(
+            /^webhook delivery failed: address [0-9a-f:]+ is refused \(loopback, private, link-local and metadata addresses are not allowed\)$/,
+          );
+          const [entry] = await deliveries(company.companyId);
+          expect(entry!.error, address).to.match(/^address [0-9a-f:]+ is refused/);
+        }
+      } finally {
+        await transition.pool.end();
       }
     });
   });
@@ -437,18 +483,114 @@ describe('publishing and the reportPublished webhook', () => {
     });
   });
 
-  it('serialises two concurrent publishes of one report: both succeed, each with its own delivery', async () => {
+  describe('while a delivery is in flight', () => {
+    it('answers 409 to another publish of the report and to partner updates of it, and sends one webhook', async () => {
+      const company = await companyWithWebhook();
+      const restId = unique('crm');
+      const id = await apiReport(company.key, { restId });
+      const receiverAnswers = gate();
+      receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
+      const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
+      const first = publish(allowed.app, company.companyId, id, body).then((res) => res);
+      try {
+        await until(() => receiver.at(company.path).length === 1, 'delivered');
+        const inFlight = { error: `report ${id} is being published: its webhook delivery is in flight` };
+        // From another server process too, and without notifying: one publish of a report at a time.
+        await publish(impatient.app, company.companyId, id, body).expect(409, inFlight);
+        await publish(allowed.app, company.companyId, id, { ...body, notifyIntegration: false }).expect(409, inFlight);
+        await api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .send(reportInput({ restId, notes: 'too late' }))
+          .expect(409, {
+            error: `report with restId ${restId} is being published (its webhook delivery is in flight): try again later`,
+          });
+        // The attempt is in the log before its outcome is known.
+        const [pending, ...others] = await deliveries(company.companyId);
+        expect(others).to.have.length(0);
+        expect(pending).to.deep.include({ reportId: id, httpStatus: null, error: OUTCOME_NOT_RECORDED });
+      } finally {
+        receiverAnswers.open();
+      }
+      const sent = await first;
+      expect(sent.status).to.equal(200);
+      expect(sent.body.report).to.include({ status: 'published', inspectorNotes: '' });
+      expect(receiver.at(company.path)).to.have.length(1);
+      const [done, ...more] = await deliveries(company.companyId);
+      expect(more).to.have.length(0);
+      expect(done).to.deep.include({ id: sent.body.webhook.deliveryId, httpStatus: 204, error: '' });
+      // Once it has answered, the report can be published again (a re-publish: a new webhook-id).
+      await publish(impatient.app, company.companyId, id, body).expect(200);
+      const [a, b] = receiver.at(company.path).map((r) => r.headers['webhook-id']);
+      expect(b).to.not.equal(a);
+    });
+
+    it('answers 503 with Retry-After past WEBHOOK_MAX_IN_FLIGHT deliveries, sends nothing and changes nothing', async () => {
+      const limited = newApp({
+        notifier: createNotifier({
+          allowedCidrs: ['127.0.0.1/32'],
+          timeoutMs: 10_000,
+          ca: [receiver.ca],
+          maxInFlight: 2,
+        }),
+      });
+      const receiverAnswers = gate();
+      try {
+        const company = await companyWithWebhook();
+        receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
+        const [one, two, three] = [
+          await apiReport(company.key),
+          await apiReport(company.key),
+          await apiReport(company.key),
+        ];
+        const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
+        const running = [one, two].map((id) => publish(limited.app, company.companyId, id!, body).then((res) => res));
+        await until(() => receiver.at(company.path).length === 2, 'both delivered');
+
+        const refused = await publish(limited.app, company.companyId, three!, body).expect(503);
+        expect(refused.body).to.deep.equal({
+          error: 'too many webhook deliveries in flight: publish again in a moment',
+        });
+        expect(refused.headers['retry-after']).to.equal('1');
+        // A publish that sends nothing takes no place.
+        await publish(limited.app, company.companyId, three!, { ...body, notifyIntegration: false }).expect(200);
+
+        receiverAnswers.open();
+        for (const res of await Promise.all(running)) expect(res.status).to.equal(200);
+        expect(receiver.at(company.path)).to.have.length(2);
+        expect((await deliveries(company.companyId)).map((d) => d.reportId)).to.have.members([one, two]);
+        // The places are given back.
+        await publish(limited.app, company.companyId, three!, body).expect(200);
+      } finally {
+        receiverAnswers.open();
+        await limited.pool.end();
+      }
+    });
+  });
+
+  it('cuts the response excerpt before a character that 1 KiB would split', async () => {
     const company = await companyWithWebhook();
     const id = await apiReport(company.key);
-    const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
-    const [a, b] = await Promise.all([
-      publish(allowed.app, company.companyId, id, body),
-      publish(impatient.app, company.companyId, id, body),
-    ]);
-    expect([a.status, b.status]).to.deep.equal([200, 200]);
-    const ids = receiver.at(company.path).map((r) => r.headers['webhook-id']);
-    expect(ids).to.have.length(2);
-    expect(new Set(ids).size).to.equal(2);
-    expect(await deliveries(company.companyId)).to.have.length(2);
+    // 1,023 bytes, then "é" (2 bytes) and "€" (3 bytes): the limit falls inside "é".
+    receiver.on(company.path, { status: 500, body: Buffer.from(`${'x'.repeat(1023)}é€ and more`, 'utf8') });
+    await publish(allowed.app, company.companyId, id, {
+      publishedUrl: 'https://r.example.com/1',
+      notifyIntegration: true,
+    }).expect(502);
+    const path2 = `/${unique('hook')}`;
+    await api()
+      .put(`/internal/companies/${company.companyId}/webhook`)
+      .set(auth)
+      .send({ url: receiver.url(path2) })
+      .expect(200);
+    // 1,022 bytes, then "€": the limit falls inside it.
+    receiver.on(path2, { status: 500, body: `${'y'.repeat(1022)}€€` });
+    await publish(allowed.app, company.companyId, id, {
+      publishedUrl: 'https://r.example.com/1',
+      notifyIntegration: true,
+    }).expect(502);
+    const [second, first] = (await deliveries(company.companyId)).map((d) => d.responseExcerpt as string);
+    expect(first).to.equal('x'.repeat(1023));
+    expect(second).to.equal('y'.repeat(1022));
   });
 });
