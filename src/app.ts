@@ -7,6 +7,7 @@ import { httpMetrics } from './metrics.js';
 import { requireApiKey } from './middleware/api-key.js';
 import { requireAppToken } from './middleware/app-token.js';
 import { databaseKeys, type KeyAuthenticator } from './store/api-key-cache.js';
+import { jsonBody } from './middleware/json-body.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { requestLogger } from './middleware/request-log.js';
 import { openApiValidator } from './openapi.js';
@@ -48,7 +49,7 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
   app.use(docsRouter());
   app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)));
   app.use('/internal', requireAppToken(appToken));
-  app.use(express.json({ limit: '1mb' }));
+  app.use(jsonBody());
   app.use(rejectNulCharacters);
   app.use(openApiValidator({ validateResponses }));
 

@@ -138,13 +138,18 @@ function describeValidationErrors(items: ValidatorItem[]): string {
   return `${label} ${message}`;
 }
 
-function reasonFromBodyParser(err: { type?: string }): HttpError | undefined {
+function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unknown }): HttpError | undefined {
+  // zlib's errors have no type: body-parser marks them 400 (a body that does not decode as its Content-Encoding says).
+  if (err.type === undefined && err.status === 400 && typeof err.errno === 'number') {
+    return badRequest('the body does not decode as its Content-Encoding says (corrupt or cut short)');
+  }
   switch (err.type) {
     case 'entity.parse.failed':
       return badRequest('the body is not valid JSON');
     case 'entity.too.large':
       return new HttpError(413, 'request body is larger than 1 MiB');
     case 'encoding.unsupported':
+      return new HttpError(415, 'unsupported Content-Encoding: send gzip, deflate, br or none');
     case 'charset.unsupported':
       return new HttpError(415, 'unsupported body encoding: send UTF-8 JSON');
     case 'request.aborted':

@@ -1,18 +1,25 @@
 import type { RequestHandler } from 'express';
 import { badRequest } from '../errors.js';
 
-/** The first string inside value that holds U+0000, as a field label ("clientNames[1]"), or undefined. */
+/**
+ * The first string inside value that holds U+0000, as a field label ("clientNames[1]"), or undefined.
+ * A walk with its own stack, not recursion: however deep the value nests, the call stack stays flat.
+ */
 function findNul(value: unknown, label: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? label : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = findNul(item, `${label}[${i}]`);
-      if (found) return found;
-    }
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const found = findNul(item, label ? `${label}.${key}` : key);
-      if (found) return found;
+  const pending: [unknown, string][] = [[value, label]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, at] = next;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return at;
+    } else if (Array.isArray(item)) {
+      // Children pushed last to first, so the first offending field in document order is the one named.
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${at}[${i}]`]);
+    } else if (typeof item === 'object' && item !== null) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        pending.push([child, at ? `${at}.${key}` : key]);
+      }
     }
   }
   return undefined;

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import zlib from 'node:zlib';
+import request, { type Test } from 'supertest';
+import { MAX_JSON_DEPTH } from '../../src/middleware/json-body.js';
+import { api, app, APP_TOKEN, newCompany, reportInput } from '../support/harness.js';
+
+const appAuth = `Bearer ${APP_TOKEN}`;
+const TOO_DEEP = { error: `the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` };
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+/** Sends these bytes as they are (superagent would serialise a Buffer sent as JSON into {"type": "Buffer", …}). */
+const sendBytes = (test: Test, body: Buffer) =>
+  test.serialize((bytes: Buffer) => bytes as unknown as string).send(body);
+
+describe('request body budgets', () => {
+  describe('nesting', () => {
+    it('refuses a body nested 100,000 deep with 400, on any path, with or without a key', async () => {
+      const { key } = await newCompany();
+      const deep = `{"clientNames": ${nested(100_000)}}`;
+      for (const call of [
+        // Not api(): the body is refused before the path is looked up, so an unknown path gets the 400 too.
+        request(app()).post('/nope'),
+        api().post('/reports/new').set('X-API-KEY', key),
+        api().post('/internal/companies').set('Authorization', appAuth),
+      ]) {
+        const res = await call.type('json').send(deep).expect(400);
+        expect(res.body).to.deep.equal(TOO_DEEP);
+      }
+    });
+
+    it(`reads a body nested ${MAX_JSON_DEPTH} deep and refuses one level more`, async () => {
+      const body = (depth: number) => `{"name": "Acme", "extra": ${nested(depth - 1)}}`;
+      const within = await api()
+        .post('/internal/companies')
+        .set('Authorization', appAuth)
+        .type('json')
+        .send(body(MAX_JSON_DEPTH))
+        .expect(400);
+      expect(within.body).to.deep.equal({ error: 'unknown field: extra' });
+      const over = await api()
+        .post('/internal/companies')
+        .set('Authorization', appAuth)
+        .type('json')
+        .send(body(MAX_JSON_DEPTH + 1))
+        .expect(400);
+      expect(over.body).to.deep.equal(TOO_DEEP);
+    });
+
+    it('does not count brackets inside strings, escaped quotes included', async () => {
+      const name = `\\"${'[{'.repeat(100)} \\\\`;
+      const res = await api()
+        .post('/internal/companies')
+        .set('Authorization', appAuth)
+        .type('json')
+        .send(`{"name": "${name}"}`)
+        .expect(201);
+      expect(res.body.name).to.equal(JSON.parse(`"${name}"`));
+    });
+
+    it('refuses a body in another charset than UTF-8 with 415', async () => {
+      const res = await sendBytes(
+        api()
+          .post('/internal/companies')
+          .set('Authorization', appAuth)
+          .set('Content-Type', 'application/json; charset=utf-16le'),
+        Buffer.from('{"name": "Acme"}', 'utf16le'),
+      ).expect(415);
+      expect(res.body).to.deep.equal({ error: 'unsupported body encoding: send UTF-8 JSON' });
+    });
+  });
+
+  describe('Content-Encoding', () => {
+    const report = JSON.stringify(reportInput());
+    const post = async (encoding: string, body: Buffer) => {
+      const { key } = await newCompany();
+      return sendBytes(
+        api()
+          .post('/reports/new')
+          .set('X-API-KEY', key)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding),
+        body,
+      );
+    };
+
+    it('reads gzip, deflate and br bodies', async () => {
+      for (const [encoding, body] of [
+        ['gzip', zlib.gzipSync(report)],
+        ['deflate', zlib.deflateSync(report)],
+        ['br', zlib.brotliCompressSync(report)],
+      ] as const) {
+        const res = await post(encoding, body);
+        expect(res.status, `${encoding}: ${res.text}`).to.equal(200);
+        expect(res.body.result).to.equal('ok');
+      }
+    });
+
+    it('refuses with 400 a body that is not what its Content-Encoding says, or is cut short', async () => {
+      const gzip = zlib.gzipSync(report);
+      const br = zlib.brotliCompressSync(report);
+      for (const [encoding, body] of [
+        ['gzip', Buffer.from(report)],
+        ['gzip', gzip.subarray(0, gzip.length - 8)],
+        ['deflate', Buffer.from(report)],
+        ['br', Buffer.from(report)],
+        ['br', br.subarray(0, br.length - 4)],
+      ] as const) {
+        const res = await post(encoding, body);
+        expect(res.status, `${encoding} of ${body.length} bytes`).to.equal(400);
+        expect(res.body).to.deep.equal({
+          error: 'the body does not decode as its Content-Encoding says (corrupt or cut short)',
+        });
+      }
+    });
+
+    it('refuses another Content-Encoding with 415', async () => {
+      const res = await post('compress', Buffer.from(report));
+      expect(res.status).to.equal(415);
+      expect(res.body).to.deep.equal({ error: 'unsupported Content-Encoding: send gzip, deflate, br or none' });
+    });
+
+    it('applies the 1 MiB limit to the decompressed body: a gzip bomb is 413', async () => {
+      const notes = (size: number) => JSON.stringify(reportInput({ notes: 'n'.repeat(size) }));
+      const bomb = zlib.gzipSync(notes(64 * 1024 * 1024));
+      expect(bomb.length).to.be.below(100 * 1024);
+      const res = await post('gzip', bomb);
+      expect(res.status, res.text).to.equal(413);
+      expect(res.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
+      // Just within the limit once inflated, the body is read (and refused by the schema: notes ≤ 100,000).
+      const within = await post('gzip', zlib.gzipSync(notes(1024 * 1024 - 200)));
+      expect(within.status).to.equal(400);
+      expect(within.body.error).to.match(/^notes /);
+    });
+  });
+});
