@@ -801,7 +801,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is not valid JSON or breaks a rule of the schema; the message names the field. Nothing is stored. */
+        /** @description The body is not valid JSON (or nests more than 32 levels deep, or does not decode as its `Content-Encoding` says) or breaks a rule of the schema; the message names the field. Nothing is stored. */
         AppBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -843,7 +843,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is larger than 1 MiB. */
+        /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -857,7 +857,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is not `application/json`. */
+        /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -866,6 +866,48 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "unsupported media type: send Content-Type: application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request (headers and body) did not arrive in full within 30 s. The connection is closed. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the request was not received in full within 30 s"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request carries an `Expect` header other than `100-continue`, the only expectation the service meets. The connection is closed. */
+        ExpectationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the Expect header is not supported: only 100-continue is"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request's headers are larger than 16 KiB together. Refused before the path is read; the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the request headers are larger than 16 KiB"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorResponse"];
@@ -909,6 +951,9 @@ export interface operations {
             };
             400: components["responses"]["BadKey"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -942,7 +987,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Missing or invalid API key, malformed JSON, or a body that breaks a rule of `ReportInput`
+             * @description Missing or invalid API key, malformed JSON (or nested more than 32 levels deep, or not decodable
+             *     as its `Content-Encoding` says), or a body that breaks a rule of `ReportInput`
              *     (the message names the field), including `inspectorEmails` that are not users of the company
              *     (the message lists them). Nothing is stored.
              */
@@ -955,6 +1001,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description The report with this `restId` has been published and can no longer be updated, or it is being
              *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
@@ -968,7 +1015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is larger than 1 MiB. */
+            /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -982,7 +1029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not `application/json`. */
+            /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -996,6 +1043,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1040,6 +1089,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1081,6 +1133,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1115,8 +1170,11 @@ export interface operations {
             400: components["responses"]["AppBadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1156,6 +1214,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             /** @description The company already has a user with this e-mail address (compared case-insensitively). */
             409: {
                 headers: {
@@ -1172,6 +1231,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1201,6 +1262,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1230,6 +1294,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1272,6 +1339,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1323,8 +1393,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1354,6 +1427,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1381,6 +1457,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1420,8 +1499,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1453,6 +1535,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ReportNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             /** @description The report is published and can no longer be started. */
             409: {
                 headers: {
@@ -1467,6 +1550,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1521,6 +1606,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ReportNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Another publish of this report is delivering its webhook now (nothing changed; publish again
              *     once it has answered), or, rarely, this publish's claim expired during its delivery and
@@ -1536,6 +1622,8 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description The webhook was due and its delivery failed; the report is unchanged. The message names the cause. */
             502: {
@@ -1607,6 +1695,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1636,6 +1727,9 @@ export interface operations {
             };
             400: components["responses"]["OperationsBadRequest"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1664,6 +1758,9 @@ export interface operations {
             };
             400: components["responses"]["OperationsBadRequest"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description The database cannot be reached, or it lacks migrations (the message lists them). */
             503: {
@@ -1702,6 +1799,9 @@ export interface operations {
             400: components["responses"]["OperationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -343,6 +343,48 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The request (headers and body) did not arrive in full within 30 s. The connection is closed. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the request was not received in full within 30 s"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request carries an `Expect` header other than `100-continue`, the only expectation the service meets. The connection is closed. */
+        ExpectationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the Expect header is not supported: only 100-continue is"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The request's headers are larger than 16 KiB together. Refused before the path is read; the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the request headers are larger than 16 KiB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -376,6 +418,9 @@ export interface operations {
             };
             400: components["responses"]["BadKey"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -409,7 +454,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Missing or invalid API key, malformed JSON, or a body that breaks a rule of `ReportInput`
+             * @description Missing or invalid API key, malformed JSON (or nested more than 32 levels deep, or not decodable
+             *     as its `Content-Encoding` says), or a body that breaks a rule of `ReportInput`
              *     (the message names the field), including `inspectorEmails` that are not users of the company
              *     (the message lists them). Nothing is stored.
              */
@@ -422,6 +468,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description The report with this `restId` has been published and can no longer be updated, or it is being
              *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
@@ -435,7 +482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is larger than 1 MiB. */
+            /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -449,7 +496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not `application/json`. */
+            /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -463,6 +510,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -507,6 +556,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -548,6 +600,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

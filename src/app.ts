@@ -7,6 +7,7 @@ import { httpMetrics } from './metrics.js';
 import { requireApiKey } from './middleware/api-key.js';
 import { requireAppToken } from './middleware/app-token.js';
 import { databaseKeys, type KeyAuthenticator } from './store/api-key-cache.js';
+import { refuseUnmetExpectations } from './middleware/expect.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { requestLogger } from './middleware/request-log.js';
@@ -44,6 +45,7 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
+  app.use(refuseUnmetExpectations);
 
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter());
