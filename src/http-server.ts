@@ -13,8 +13,8 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** A client gets this long to send a whole request (headers and a body of at most 1 MiB); then 408. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * How often Node compares requests in progress with the request timeout. Its default, 30 s, let a
- * body trickling in live up to 90 s; every second, a request is cut within a second of the timeout.
+ * How often Node compares requests in progress with the request timeout. With its default, 30 s, a
+ * body trickling in lived 88 s; checked every second, it is cut within a second of the timeout.
  */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
