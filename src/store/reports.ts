@@ -1,4 +1,5 @@
 import type { Report, ReportInput } from '../api-types.js';
+import { namedParameters } from '../db/named-parameters.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { badRequest, conflict, type HttpError } from '../errors.js';
 import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../report-fields.js';
@@ -165,41 +166,6 @@ export async function listForCompany(
   return { reports: page.map(toReport), next };
 }
 
-type OptionalField =
-  | 'clientEmails'
-  | 'clientPhones'
-  | 'address'
-  | 'yearBuilt'
-  | 'squareFeet'
-  | 'notes'
-  | 'agentName'
-  | 'agentEmail'
-  | 'agentPhone';
-
-/**
- * The optional plain fields of ReportInput and their columns: a present field replaces the stored
- * value ("" and [] clear it), an absent one keeps it. text[] columns take a string or an array
- * (trimmed, blanks dropped); text columns are set as sent (agentEmail trimmed).
- */
-const OPTIONAL_FIELDS: [field: OptionalField, column: string, type: 'text' | 'text[]'][] = [
-  ['clientEmails', 'client_emails', 'text[]'],
-  ['clientPhones', 'client_phones', 'text[]'],
-  ['address', 'address', 'text'],
-  ['yearBuilt', 'year_built', 'text'],
-  ['squareFeet', 'square_feet', 'text'],
-  ['notes', 'notes', 'text'],
-  ['agentName', 'agent_name', 'text'],
-  ['agentEmail', 'agent_email', 'text'],
-  ['agentPhone', 'agent_phone', 'text'],
-];
-
-function optionalValue(field: OptionalField, type: 'text' | 'text[]', input: ReportInput): unknown {
-  const value = input[field];
-  if (type === 'text[]') return toList(value);
-  if (typeof value !== 'string') return '';
-  return field === 'agentEmail' ? value.trim() : value;
-}
-
 /** inspectorEmails as the addresses to match, lower-cased, in order, each once. */
 function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
   const wanted: string[] = [];
@@ -226,89 +192,139 @@ export interface Origin {
   integrationId?: string;
 }
 
+/** How one field of ReportInput is written by a create or update. */
+interface FieldWrite<V> {
+  /** Each column the field writes, with the SQL of its value (parameters referred to by name). */
+  columns: Record<string, string>;
+  /** The field's parameters, by name, from its value (undefined when absent) and the caller. */
+  params(value: V, origin: Origin): Record<string, unknown>;
+  /** Whether an update replaces the stored columns; 'never' for the restId, which finds the report. */
+  replaces: 'never' | ((value: V, origin: Origin) => boolean);
+}
+
+/** The parameters of UPSERT, numbered as its parts are built (at module load). */
+const UPSERT_PARAMS = namedParameters();
+
+/** A field written to one column, as its value converted; the parameter is named after the column. */
+function column<V>(
+  name: string,
+  type: string,
+  convert: (value: V, origin: Origin) => unknown,
+  replaces: FieldWrite<NoInfer<V>>['replaces'],
+): FieldWrite<V> {
+  return {
+    columns: { [name]: UPSERT_PARAMS.ref(name, type) },
+    params: (value, origin) => ({ [name]: convert(value, origin) }),
+    replaces,
+  };
+}
+
+/** Merge semantics: a field sent replaces the stored value ("" and [] clear it), an absent one keeps it. */
+const sent = (value: unknown) => value !== undefined;
+const always = () => true;
+const text = (value: string | undefined) => value ?? '';
+/** The parameter that says whether an update replaces a field's columns. */
+const replaceFlag = (field: string) => `replace_${field}`;
+
 /**
- * The report columns a create or update writes, as [column, SQL type], in parameter order ($1 …).
- * An absent optional field is written as its column default ('' or '{}') on create and left as it
- * is on update (see UPSERT).
+ * Every field of ReportInput and how it is written: the one place to extend when the input gains a
+ * field (with openapi.yaml and a migration); its type wants an entry for each field, so a field added
+ * to the document fails the type check until it has one. An absent field is written as its empty
+ * value on create and kept on update. The order is the order of checks: the first bad field is the one
+ * reported.
  */
-const WRITTEN: [column: string, type: string][] = [
-  ['company_id', 'uuid'],
-  ['integration_id', 'uuid'],
-  ['rest_id', 'text'],
-  ['from_rest_service', 'text'],
-  ['client_names', 'text[]'],
-  ['inspection_date', 'date'],
-  ...OPTIONAL_FIELDS.map(([, column, type]): [string, string] => [column, type]),
-];
-/** What an update may replace: the written columns after the three keys, then the displayed copies. */
-const REPLACEABLE = [
-  ...WRITTEN.slice(3).map(([column]) => column),
-  'inspector_names',
-  'inspector_emails',
-  'invoice_descriptions',
-  'invoice_prices',
-];
-const n = WRITTEN.length;
-const [INSPECTORS, DESCRIPTIONS, PRICES, REPLACE] = [n + 1, n + 2, n + 3, n + 4].map((i) => `$${i}`);
-/** Whether an update replaces the inspectors, and the invoice items (their flags in REPLACE). */
-const REPLACE_INSPECTORS = `(${REPLACE}::boolean[])[${REPLACEABLE.indexOf('inspector_names') + 1}]`;
-const REPLACE_ITEMS = `(${REPLACE}::boolean[])[${REPLACEABLE.indexOf('invoice_descriptions') + 1}]`;
+const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
+  restId: column('rest_id', 'text', (value) => value ?? null, 'never'),
+  // Set on every report made through the API (default "REST API"), kept on update unless sent non-blank.
+  fromRestService: column(
+    'from_rest_service',
+    'text',
+    (value, { integrationId }) => (integrationId === undefined ? '' : value?.trim() || DEFAULT_FROM_REST_SERVICE),
+    (value, { integrationId }) => integrationId !== undefined && Boolean(value?.trim()),
+  ),
+  // The schema guarantees a non-blank name (Names: pattern and contains).
+  clientNames: column('client_names', 'text[]', toList, always),
+  inspectionDate: column('inspection_date', 'date', (value) => value, always),
+  clientEmails: column('client_emails', 'text[]', toList, sent),
+  clientPhones: column('client_phones', 'text[]', toList, sent),
+  address: column('address', 'text', text, sent),
+  yearBuilt: column('year_built', 'text', text, sent),
+  squareFeet: column('square_feet', 'text', text, sent),
+  notes: column('notes', 'text', text, sent),
+  agentName: column('agent_name', 'text', text, sent),
+  agentEmail: column('agent_email', 'text', (value) => text(value).trim(), sent),
+  agentPhone: column('agent_phone', 'text', text, sent),
+  invoiceItems: {
+    columns: {
+      invoice_descriptions: UPSERT_PARAMS.ref('invoice_descriptions', 'text[]'),
+      invoice_prices: UPSERT_PARAMS.ref('invoice_prices', 'bigint[]'),
+    },
+    params(value) {
+      const items = parseInvoiceItems(value);
+      return { invoice_descriptions: items.map((i) => i.description), invoice_prices: items.map((i) => i.priceCents) };
+    },
+    replaces: sent,
+  },
+  // The addresses are matched to the company's users (`found` in UPSERT): each inspector is recorded as
+  // that user's name and stored address.
+  inspectorEmails: {
+    columns: {
+      inspector_names: 'ARRAY(SELECT name FROM found ORDER BY ord)',
+      inspector_emails: 'ARRAY(SELECT email FROM found ORDER BY ord)',
+    },
+    params: (value) => ({ inspectors: wantedInspectors(value) }),
+    replaces: sent,
+  },
+};
+
+const FIELDS = Object.entries(WRITES) as [keyof ReportInput, FieldWrite<unknown>][];
+/** Each written column with the SQL of its value: the caller's keys, then every field's columns. */
+const INSERTED: Record<string, string> = Object.assign(
+  { company_id: UPSERT_PARAMS.ref('company_id', 'uuid'), integration_id: UPSERT_PARAMS.ref('integration_id', 'uuid') },
+  ...FIELDS.map(([, write]) => write.columns),
+);
+/** The SET of an update: each replaceable column takes the new value only when its field says so. */
+const UPDATED = FIELDS.flatMap(([field, write]) =>
+  write.replaces === 'never'
+    ? []
+    : Object.keys(write.columns).map(
+        (c) =>
+          `${c} = CASE WHEN ${UPSERT_PARAMS.ref(replaceFlag(field), 'boolean')} THEN EXCLUDED.${c} ELSE reports.${c} END`,
+      ),
+);
+const INSPECTORS = UPSERT_PARAMS.ref('inspectors', 'text[]');
 
 /**
  * The whole create or update in one statement, the same text for every input (prepared once per
  * connection: planning it cost PostgreSQL about 0.4 ms, as much as running it), atomic on its own:
  * match the inspectors; write the report only if all of them are users (and, on a restId conflict,
- * only if it is neither published nor being published), replacing each column whose flag in REPLACE is set; then write the
- * child rows of a new report, or replace those of an updated one when their input was given (rows
- * rewritten by position, the surplus deleted: disjoint rows, so no order between the two matters).
+ * only if it is neither published nor being published), replacing each column whose field's replace
+ * flag is set. The report is one row, so concurrent updates of it take turns on its lock and the last
+ * one is what it shows.
  */
 const UPSERT = `
   WITH wanted AS (
-    SELECT w.email, w.ord FROM unnest(${INSPECTORS}::text[]) WITH ORDINALITY AS w(email, ord)
+    SELECT w.email, w.ord FROM unnest(${INSPECTORS}) WITH ORDINALITY AS w(email, ord)
   ), found AS (
-    SELECT w.email AS wanted, w.ord, u.id, u.name, u.email
-      FROM wanted w JOIN users u ON u.company_id = $1 AND lower(u.email) = w.email
+    SELECT w.email AS wanted, w.ord, u.name, u.email
+      FROM wanted w JOIN users u ON u.company_id = ${INSERTED.company_id} AND lower(u.email) = w.email
   ), r AS (
-    INSERT INTO reports (${[...WRITTEN.map(([column]) => column), ...REPLACEABLE.slice(-4)].join(', ')})
-    SELECT ${WRITTEN.map(([, type], i) => `$${i + 1}::${type}`).join(', ')},
-           ARRAY(SELECT name FROM found ORDER BY ord), ARRAY(SELECT email FROM found ORDER BY ord),
-           ${DESCRIPTIONS}::text[], ${PRICES}::bigint[]
-     WHERE (SELECT count(*) FROM found) = cardinality(${INSPECTORS}::text[])
+    INSERT INTO reports (${Object.keys(INSERTED).join(', ')})
+    SELECT ${Object.values(INSERTED).join(', ')}
+     WHERE (SELECT count(*) FROM found) = cardinality(${INSPECTORS})
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
-       SET ${REPLACEABLE.map(
-         (c, i) => `${c} = CASE WHEN (${REPLACE}::boolean[])[${i + 1}] THEN EXCLUDED.${c} ELSE reports.${c} END`,
-       ).join(',\n           ')},
+       SET ${UPDATED.join(',\n           ')},
            updated_at = clock_timestamp()
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, (xmax = 0) AS created
-  ), inspectors AS (
-    INSERT INTO report_inspectors (company_id, report_id, position, user_id)
-    SELECT $1, r.id, f.ord, f.id FROM r, found f WHERE r.created OR ${REPLACE_INSPECTORS}
-    ON CONFLICT (company_id, report_id, position) DO UPDATE SET user_id = EXCLUDED.user_id
-  ), surplus_inspectors AS (
-    DELETE FROM report_inspectors ri USING r
-     WHERE NOT r.created AND ${REPLACE_INSPECTORS} AND ri.company_id = $1 AND ri.report_id = r.id
-       AND ri.position > cardinality(${INSPECTORS}::text[])
-  ), items AS (
-    INSERT INTO report_invoice_items (company_id, report_id, position, description, price_cents)
-    SELECT $1, r.id, t.ord, t.description, t.price
-      FROM r, unnest(${DESCRIPTIONS}::text[], ${PRICES}::bigint[]) WITH ORDINALITY AS t(description, price, ord)
-     WHERE r.created OR ${REPLACE_ITEMS}
-    ON CONFLICT (company_id, report_id, position) DO UPDATE
-       SET description = EXCLUDED.description, price_cents = EXCLUDED.price_cents
-  ), surplus_items AS (
-    DELETE FROM report_invoice_items v USING r
-     WHERE NOT r.created AND ${REPLACE_ITEMS} AND v.company_id = $1 AND v.report_id = r.id
-       AND v.position > cardinality(${DESCRIPTIONS}::text[])
   )
   SELECT r.id, r.created,
-         ARRAY(SELECT wanted FROM found ORDER BY ord) AS found
+         ARRAY(SELECT email FROM wanted WHERE email NOT IN (SELECT wanted FROM found) ORDER BY ord) AS unknown
     FROM (SELECT 1) AS one LEFT JOIN r ON true`;
 
 /**
  * Creates a report, or merges the input into the company's report with the same restId.
- * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report;
- * it locks the conflicting row, so concurrent updates of one report replace its child rows in turn.
+ * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
  * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
  * or one whose publish is delivering its webhook (what the receiver gets is what is published).
  */
@@ -317,50 +333,22 @@ export async function createOrUpdate(
   origin: Origin,
   input: ReportInput,
 ): Promise<{ id: string; created: boolean }> {
-  // The schema guarantees a non-blank name (Names: pattern and contains).
-  const clientNames = toList(input.clientNames);
-  const invoiceItems = input.invoiceItems === undefined ? undefined : parseInvoiceItems(input.invoiceItems);
-  const items = invoiceItems ?? [];
-  const inspectors = wantedInspectors(input.inspectorEmails);
-  const replaceInspectors = input.inspectorEmails !== undefined;
-
-  const fromRestService = input.fromRestService?.trim();
-  const fromApi = origin.integrationId !== undefined;
-  // [value, replaced on update] per WRITTEN column after the keys, in order.
-  const fields: [unknown, boolean][] = [
-    [fromApi ? fromRestService || DEFAULT_FROM_REST_SERVICE : '', fromApi && Boolean(fromRestService)],
-    [clientNames, true],
-    [input.inspectionDate, true],
-    ...OPTIONAL_FIELDS.map(([field, , type]): [unknown, boolean] => [
-      optionalValue(field, type, input),
-      input[field] !== undefined,
-    ]),
-  ];
-  const replace = [
-    ...fields.map(([, replaced]) => replaced),
-    replaceInspectors,
-    replaceInspectors,
-    invoiceItems !== undefined,
-    invoiceItems !== undefined,
-  ];
-
-  const { rows } = await pool.query<{ id: string | null; created: boolean | null; found: string[] }>({
+  const params: Record<string, unknown> = {
+    company_id: origin.companyId,
+    integration_id: origin.integrationId ?? null,
+  };
+  for (const [field, write] of FIELDS) {
+    Object.assign(params, write.params(input[field], origin));
+    if (write.replaces !== 'never') params[replaceFlag(field)] = write.replaces(input[field], origin);
+  }
+  const { rows } = await pool.query<{ id: string | null; created: boolean | null; unknown: string[] }>({
     name: 'report-upsert',
     text: UPSERT,
-    values: [
-      origin.companyId,
-      origin.integrationId ?? null,
-      input.restId ?? null,
-      ...fields.map(([value]) => value),
-      inspectors,
-      items.map((i) => i.description),
-      items.map((i) => i.priceCents),
-      replace,
-    ],
+    values: UPSERT_PARAMS.values(params),
   });
   const row = rows[0]!;
-  const unknown = inspectors.filter((e) => !row.found.includes(e));
-  if (unknown.length > 0) throw badRequest(`inspectorEmails are not users of this company: ${unknown.join(', ')}`);
+  if (row.unknown.length > 0)
+    throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
   if (row.id === null) throw await refusedUpdate(pool, origin.companyId, input.restId!);
 
   return { id: row.id, created: row.created === true };

@@ -100,12 +100,12 @@ describe('database faults', function () {
       .expect(200);
     const before = await api(app).get(`/reports/${created.body.id}`).set('X-API-KEY', key).expect(200);
 
-    // Hold the report's invoice item rows: the update writes the report row, then waits to replace them.
+    // Hold the report's row: the update's statement is under way, waiting for the row's lock.
     const blocker = new pg.Client({ connectionString: database.url });
     blocker.on('error', () => undefined);
     await blocker.connect();
     await blocker.query('BEGIN');
-    await blocker.query('SELECT 1 FROM report_invoice_items WHERE report_id = $1 FOR UPDATE', [created.body.id]);
+    await blocker.query('SELECT 1 FROM reports WHERE id = $1 FOR UPDATE', [created.body.id]);
     const update = api(app)
       .post('/reports/new')
       .set('X-API-KEY', key)
@@ -117,7 +117,7 @@ describe('database faults', function () {
     try {
       const blocked = await waitUntilBlocked(watcher, blocker);
       expect(blocked, 'the update is under way inside its transaction').to.equal(true);
-      // The update's connection goes first, while the blocker still holds the rows: stopping the server
+      // The update's connection goes first, while the blocker still holds the row: stopping the server
       // alone races (the blocker's backend may end first and let the update commit before its own ends).
       const { rows } = await watcher.query(
         `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
