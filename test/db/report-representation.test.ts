@@ -64,6 +64,10 @@ async function atMigration(
   }
 }
 
+/** The report as GET /reports/{reportId} answers it. */
+const readReport = async (key: string, id: string) =>
+  (await api().get(`/reports/${id}`).set('X-API-KEY', key).expect(200)).body;
+
 describe("a report's inspectors and invoice items, kept once on the report row", () => {
   it('are kept through creates, merge updates, swaps, clearing and refused updates', async () => {
     const company = await newCompany([
@@ -72,8 +76,6 @@ describe("a report's inspectors and invoice items, kept once on the report row",
     ]);
     const send = (body: Record<string, unknown>) =>
       api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput(body));
-    const read = async (id: string) =>
-      (await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200)).body;
     const restId = unique('copies');
     const { body } = await send({
       restId,
@@ -82,7 +84,7 @@ describe("a report's inspectors and invoice items, kept once on the report row",
     }).expect(200);
     await send({}).expect(200); // no restId: a second report, without inspectors or items
     await send({ restId, notes: 'only notes' }).expect(200);
-    const kept = await read(body.id);
+    const kept = await readReport(company.key, body.id);
     expect(kept).to.include({ inspectorName: 'Lee Inspector, Dana Inspector' });
     expect(kept).to.include({ inspectorEmail: 'lee@example.com, Dana@Example.com' });
     expect(kept.invoiceItems).to.deep.equal(['Home inspection: $450.00', 'Radon test: $150.50']);
@@ -93,13 +95,13 @@ describe("a report's inspectors and invoice items, kept once on the report row",
       inspectorEmails: ['dana@example.com', 'lee@example.com'],
       invoiceItems: ['Radon test: $150.5', 'Home inspection: $450'],
     }).expect(200);
-    const swapped = await read(body.id);
+    const swapped = await readReport(company.key, body.id);
     expect(swapped).to.include({ inspectorName: 'Dana Inspector, Lee Inspector', inspectorNotes: 'only notes' });
     expect(swapped.invoiceItems).to.deep.equal(['Radon test: $150.50', 'Home inspection: $450.00']);
 
     await send({ restId, inspectorEmails: 'DANA@example.com', invoiceItems: [] }).expect(200);
     await send({ restId, inspectorEmails: 'nobody@example.com', invoiceItems: ['Pool: $90'] }).expect(400);
-    const changed = await read(body.id);
+    const changed = await readReport(company.key, body.id);
     expect(changed).to.include({ inspectorName: 'Dana Inspector', inspectorEmail: 'Dana@Example.com' });
     expect(changed.invoiceItems).to.deep.equal([]);
 
@@ -164,7 +166,7 @@ describe("a report's inspectors and invoice items, kept once on the report row",
           answers.map((a) => [a.status, a.body]),
           `round ${round}`,
         ).to.deep.equal(updates.map(() => [200, { result: 'ok', id: body.id }]));
-        const report = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+        const report = await readReport(company.key, body.id);
         const { inspectorNotes, inspectorName, inspectorEmail, invoiceItems } = report;
         expect(shown, `round ${round}`).to.deep.include({
           inspectorNotes,
@@ -184,23 +186,23 @@ describe("a report's inspectors and invoice items, kept once on the report row",
       api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput(body));
     const restId = unique('assigned');
     const { body } = await send({ restId, inspectorEmails: 'dana@example.com' }).expect(200);
-    const before = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+    const before = await readReport(company.key, body.id);
 
     // The application API has neither; the inspection application's own database work could do both.
     await pool().query(`UPDATE users SET name = 'Dana Renamed', email = 'dana.r@example.com' WHERE company_id = $1`, [
       company.companyId,
     ]);
-    const renamed = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+    const renamed = await readReport(company.key, body.id);
     expect(renamed).to.deep.equal(before);
     expect(renamed).to.include({ inspectorName: 'Dana Inspector', inspectorEmail: 'dana@example.com' });
 
     await pool().query('DELETE FROM users WHERE company_id = $1', [company.companyId]);
-    const removed = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+    const removed = await readReport(company.key, body.id);
     expect(removed).to.deep.equal(before);
     // A write still needs a user of the company for every address, and then changes nothing.
     const refused = await send({ restId, notes: 'changed', inspectorEmails: 'dana@example.com' }).expect(400);
     expect(refused.body).to.deep.equal({ error: 'inspectorEmails are not users of this company: dana@example.com' });
-    const after = (await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200)).body;
+    const after = await readReport(company.key, body.id);
     expect(after).to.deep.equal(before);
   });
 
