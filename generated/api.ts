@@ -207,10 +207,71 @@ export interface paths {
          * Set the webhook address
          * @description Sets the HTTPS address that the `reportPublished` webhook is sent to, on the company's REST API
          *     integration (starting one when none is active). Every call generates a new signing secret
-         *     (`whsec_…`), which replaces the previous one at once.
+         *     (`whsec_…`), which replaces the previous ones at once, with no overlap: from this call on,
+         *     deliveries carry only the new signature (a secret still in a rotation's overlap stops signing
+         *     too). To change the secret of a receiver that stays, without a moment where its signature
+         *     check fails, rotate it instead (`POST /internal/companies/{companyId}/webhook/secret`).
          */
         put: operations["setWebhook"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test webhook
+         * @description Sends the company's webhook address a `reportPublished` request as a publish would: signed with
+         *     every secret in force (two during a rotation's overlap), with the header `webhook-test: true`,
+         *     and a body valid against the webhook's schema made from a sample report that exists nowhere
+         *     (id `00000000-0000-4000-8000-000000000000`). The same rules as a publish's delivery apply
+         *     (HTTPS only, refused addresses, no redirects, the time limit). Nothing is published, and the
+         *     attempt is written to the delivery log with `test: true`. The body is `{}` or absent.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/webhook/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret, with an overlap
+         * @description Makes a new signing secret (`whsec_…`) for the company's webhook address. For `overlapSeconds`
+         *     (default 86400, one day) the previous secret keeps signing too: every delivery, publish and
+         *     test, carries two signatures, the new one first (`v1,<new> v1,<old>`), so a receiver verifies
+         *     with either while it moves to the new secret. After `previousSecretExpiresAt` only the new one
+         *     signs; with `overlapSeconds: 0` the previous secret stops at once. A rotation during an overlap
+         *     ends the older secret at once: only the newest two ever sign. The service's database clock
+         *     decides when an overlap ends. Setting an address (`PUT …/webhook`) makes a new secret without
+         *     any overlap.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -448,6 +509,16 @@ export interface webhooks {
          *     `standardwebhooks` package:
          *     `new Webhook(secret).verify(rawBody, headers)`. Verify the raw body before parsing it, reject
          *     timestamps more than 5 minutes from your clock, and use `webhook-id` to drop duplicates.
+         *
+         *     **Secret rotation.** When the inspection company rotates your secret, for an overlap it chose
+         *     (one day unless it says otherwise) every request carries two space-separated signatures, the
+         *     new secret's first: `v1,<new> v1,<old>`. A request is genuine when any one of them verifies
+         *     with a secret you hold (the `standardwebhooks` package checks each), so a receiver keeps
+         *     verifying with the old secret until it has the new one, and no request fails meanwhile.
+         *
+         *     **Test deliveries.** The company can send you a test at any time: the same request, signed the
+         *     same way, with the header `webhook-test: true` and a sample report that exists nowhere (id
+         *     `00000000-0000-4000-8000-000000000000`). Answer it as any other; do not store its report.
          */
         post: operations["reportPublished"];
         delete?: never;
@@ -645,17 +716,46 @@ export interface components {
         };
         WebhookSettings: {
             url: string;
-            /** @description The signing secret of the `reportPublished` webhook (`whsec_` and base64 of 32 random bytes). */
-            secret: string;
+            secret: components["schemas"]["WebhookSecret"];
         };
+        /** @description The signing secret of the `reportPublished` webhook (`whsec_` and base64 of 32 random bytes). */
+        WebhookSecret: string;
         Integration: {
             /** @description `false` when no integration was started or the last one was revoked. */
             active: boolean;
             /** @description The webhook address; `null` when none is set. */
             webhookUrl: string | null;
-            /** @description The webhook signing secret; `null` when no address is set. */
+            /** @description The current webhook signing secret; `null` when no address is set. */
             secret: string | null;
+            /** @description While a rotation's overlap lasts, when the previous secret stops signing (ISO 8601 UTC with milliseconds); otherwise `null`. */
+            previousSecretExpiresAt: string | null;
             keys: components["schemas"]["ApiKey"][];
+        };
+        /** @description No fields. */
+        WebhookTestInput: Record<string, never>;
+        WebhookTestResult: {
+            /** @constant */
+            outcome: "sent";
+            /** @description The entry in the delivery log. */
+            deliveryId: string;
+            /**
+             * Format: int32
+             * @description The receiver's 2xx status.
+             */
+            status: number;
+        };
+        SecretRotationInput: {
+            /**
+             * Format: int32
+             * @description How long the previous secret keeps signing, in seconds (at most 7 days); 0 stops it at once.
+             * @default 86400
+             */
+            overlapSeconds: number;
+        };
+        SecretRotation: {
+            secret: components["schemas"]["WebhookSecret"];
+            /** @description When the previous secret stops signing (ISO 8601 UTC with milliseconds); `null` when the overlap is 0. */
+            previousSecretExpiresAt: string | null;
         };
         /** @description `ReportInput` without `restId` and `fromRestService`, which only the partner API sets (sending them is 400). */
         ApplicationReportInput: components["schemas"]["ReportInput"] & {
@@ -693,7 +793,10 @@ export interface components {
         };
         WebhookDelivery: {
             id: string;
+            /** @description The report published; for a test delivery, the sample report's id `00000000-0000-4000-8000-000000000000`. */
             reportId: string;
+            /** @description `true` for a test delivery (`POST …/webhook/test`), `false` for a publish. */
+            test: boolean;
             /** @description The `webhook-id` header sent. */
             webhookId: string;
             url: string;
@@ -838,6 +941,20 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "report 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10 not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The company has no webhook address (none was set, or the integration was revoked). Nothing changed. */
+        NoWebhookAddress: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the company has no webhook address: set one first"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorResponse"];
@@ -1402,6 +1519,119 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["WebhookTestInput"];
+            };
+        };
+        responses: {
+            /** @description The receiver answered 2xx. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The body is not `{}` (the message names the field), or an unknown query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unknown field: url"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["NoWebhookAddress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            /** @description The test delivery failed (network error, timeout, TLS error, non-2xx including redirects, refused address). The message names the cause. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecretRotationInput"];
+            };
+        };
+        responses: {
+            /** @description The new secret, and when the previous one stops signing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRotation"];
+                };
+            };
+            /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it), or an unknown query parameter. Nothing changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "overlapSeconds must be <= 604800"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["NoWebhookAddress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getIntegration: {
         parameters: {
             query?: never;
@@ -1820,10 +2050,16 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`.
+                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`. During a
+                 *     secret rotation's overlap, two such signatures separated by a space, the new secret's first.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
+                /**
+                 * @description `true` on a test delivery, whose body is a sample report that exists nowhere; absent on a real publish.
+                 * @example true
+                 */
+                "webhook-test"?: "true";
             };
             path?: never;
             cookie?: never;

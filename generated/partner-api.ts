@@ -131,6 +131,16 @@ export interface webhooks {
          *     `standardwebhooks` package:
          *     `new Webhook(secret).verify(rawBody, headers)`. Verify the raw body before parsing it, reject
          *     timestamps more than 5 minutes from your clock, and use `webhook-id` to drop duplicates.
+         *
+         *     **Secret rotation.** When the inspection company rotates your secret, for an overlap it chose
+         *     (one day unless it says otherwise) every request carries two space-separated signatures, the
+         *     new secret's first: `v1,<new> v1,<old>`. A request is genuine when any one of them verifies
+         *     with a secret you hold (the `standardwebhooks` package checks each), so a receiver keeps
+         *     verifying with the old secret until it has the new one, and no request fails meanwhile.
+         *
+         *     **Test deliveries.** The company can send you a test at any time: the same request, signed the
+         *     same way, with the header `webhook-test: true` and a sample report that exists nowhere (id
+         *     `00000000-0000-4000-8000-000000000000`). Answer it as any other; do not store its report.
          */
         post: operations["reportPublished"];
         delete?: never;
@@ -622,10 +632,16 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`.
+                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`. During a
+                 *     secret rotation's overlap, two such signatures separated by a space, the new secret's first.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
+                /**
+                 * @description `true` on a test delivery, whose body is a sample report that exists nowhere; absent on a real publish.
+                 * @example true
+                 */
+                "webhook-test"?: "true";
             };
             path?: never;
             cookie?: never;

@@ -28,7 +28,7 @@ function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSen
   if (!notifyIntegration) return 'not_requested';
   if (target.integrationId === null || target.fromRestService === '') return 'created_in_application';
   if (target.integrationRevoked) return 'integration_revoked';
-  if (target.webhookUrl === null || target.webhookSecret === null) return 'no_webhook_address';
+  if (target.webhookUrl === null || target.webhookSecrets.length === 0) return 'no_webhook_address';
   return undefined;
 }
 
@@ -116,7 +116,7 @@ async function claim(
         publishedUrl,
         updatedAt: claim.publishedAt.toISOString(),
       };
-      const message = { url, secret: target.webhookSecret!, webhookId, payload: JSON.stringify(report) };
+      const message = { url, secrets: target.webhookSecrets, webhookId, payload: JSON.stringify(report) };
       return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release };
     });
   } catch (err) {

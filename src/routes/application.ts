@@ -7,9 +7,10 @@ import { publishReport, type PublishInput, type PublishResult } from '../publish
 import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-keys.js';
 import { addUser, companyExists, createCompany } from '../store/companies.js';
 import { isUuid } from '../store/ids.js';
-import { readIntegration, setWebhook } from '../store/integrations.js';
+import { readIntegration, rotateSecret, setWebhook } from '../store/integrations.js';
 import { startReport } from '../store/publishing.js';
 import { createOrUpdate, findForCompany } from '../store/reports.js';
+import { noWebhookAddress, sendTestDelivery, type WebhookTestResult } from '../test-delivery.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
 import type { Notifier } from '../webhook/notifier.js';
 import { newWebhookSecret } from '../webhook/signing.js';
@@ -56,6 +57,17 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
   router.put(`${COMPANY}/webhook`, async (req, res: Response<Schemas['WebhookSettings']>) => {
     const { url } = req.body as Schemas['WebhookInput'];
     res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
+  });
+
+  router.post(`${COMPANY}/webhook/test`, async (req, res: Response<WebhookTestResult>) => {
+    res.json(await sendTestDelivery(db, notifier, req.params.companyId!));
+  });
+
+  router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<Schemas['SecretRotation']>) => {
+    const { overlapSeconds } = (req.body ?? {}) as Schemas['SecretRotationInput'];
+    const rotated = await rotateSecret(db, req.params.companyId!, newWebhookSecret(), overlapSeconds ?? 86_400);
+    if (!rotated) throw noWebhookAddress();
+    res.json(rotated);
   });
 
   router.get(`${COMPANY}/integration`, async (req, res: Response<Schemas['Integration']>) => {

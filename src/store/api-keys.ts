@@ -88,7 +88,8 @@ export interface ApiKeySummary {
   lastUsedAt: string | null;
 }
 
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** to_char format of the API's timestamps: ISO 8601 in UTC with milliseconds (after AT TIME ZONE 'UTC'). */
+export const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /** The company's keys, newest first (only the active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
@@ -120,7 +121,8 @@ export async function revokeKey(db: Queryable, companyId: string, keyId: string)
 export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
   await withTransaction(pool, async (db) => {
     const { rows } = await db.query<{ id: string }>(
-      `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL
+      `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
+              previous_webhook_secret = NULL, previous_secret_expires_at = NULL
         WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
       [companyId],
     );

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { isUuid } from './ids.js';
+import { signingSecretsSql } from './integrations.js';
 
 /** What publishing needs to know about a report, read with the report row locked. */
 export interface PublishTarget {
@@ -8,7 +9,8 @@ export interface PublishTarget {
   fromRestService: string;
   integrationRevoked: boolean;
   webhookUrl: string | null;
-  webhookSecret: string | null;
+  /** The secrets the webhook signs with, newest first (two during a rotation's overlap); empty without one. */
+  webhookSecrets: string[];
   /** The webhook-id of a publish whose delivery failed or whose outcome was lost, reused by its retry. */
   pendingWebhookId: string | null;
   /** Another publish of this report is delivering its webhook now: its claim has not expired. */
@@ -28,7 +30,7 @@ export async function lockForPublish(
   const { rows } = await db.query<PublishTarget>(
     `SELECT r.integration_id AS "integrationId", r.from_rest_service AS "fromRestService",
             coalesce(i.revoked_at IS NOT NULL, false) AS "integrationRevoked",
-            i.webhook_url AS "webhookUrl", i.webhook_secret AS "webhookSecret",
+            i.webhook_url AS "webhookUrl", ${signingSecretsSql('i')} AS "webhookSecrets",
             r.pending_webhook_id AS "pendingWebhookId",
             coalesce(r.publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
        FROM reports r

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from '../webhook/notifier.js';
+import { SAMPLE_REPORT_ID } from '../webhook/sample-report.js';
 
 export interface DeliveryLogEntry {
   id: string;
@@ -11,11 +12,13 @@ export interface DeliveryLogEntry {
   httpStatus: number | null;
   error: string;
   responseExcerpt: string;
+  test: boolean;
 }
 
 /** Where one attempt goes: written to the log before it is sent. */
 export interface AttemptTarget {
-  reportId: string;
+  /** null for a test delivery: its sample report exists nowhere. */
+  reportId: string | null;
   webhookId: string;
   url: string;
 }
@@ -63,12 +66,12 @@ export async function completeAttempt(
 /** The company's latest attempts, newest first. */
 export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<DeliveryLogEntry[]> {
   const { rows } = await db.query<DeliveryLogEntry>(
-    `SELECT id, report_id AS "reportId", webhook_id AS "webhookId", url,
+    `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test, webhook_id AS "webhookId", url,
             to_char(attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "attemptedAt",
             duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
        FROM webhook_deliveries WHERE company_id = $1
       ORDER BY attempted_at DESC, id DESC LIMIT $2`,
-    [companyId, limit],
+    [companyId, limit, SAMPLE_REPORT_ID],
   );
   return rows;
 }

@@ -8,9 +8,12 @@ import { signedHeaders } from './signing.js';
 /** One webhook message: where it goes, how it is signed, and the exact body. */
 export interface WebhookMessage {
   url: string;
-  secret: string;
+  /** The secrets in force, newest first: one signature each. */
+  secrets: readonly string[];
   webhookId: string;
   payload: string;
+  /** A test delivery: sent with `webhook-test: true` so receivers can tell it from a real publish. */
+  test?: boolean;
 }
 
 /** What happened to one delivery attempt (one row of the delivery log). */
@@ -110,7 +113,8 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
     body: message.payload,
     headers: {
       'content-type': 'application/json',
-      ...signedHeaders(message.secret, message.webhookId, message.payload, at),
+      ...signedHeaders(message.secrets, message.webhookId, message.payload, at),
+      ...(message.test ? { 'webhook-test': 'true' } : {}),
     },
   });
   // Errors after the outcome is known (the body cut short) must not crash the process.

@@ -8,13 +8,20 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 export const newWebhookId = (): string => `msg_${randomBytes(16).toString('base64url')}`;
 
 /**
- * The Standard Webhooks headers for one attempt. The signature comes from the `standardwebhooks`
- * package itself, so what receivers verify with that package is exactly what is signed here.
+ * The Standard Webhooks headers for one attempt, signed with each secret in force, newest first and
+ * space-separated (`v1,<new> v1,<old>` during a rotation's overlap), so a receiver verifies with
+ * either. The signatures come from the `standardwebhooks` package itself, so what receivers verify
+ * with that package is exactly what is signed here.
  */
-export function signedHeaders(secret: string, webhookId: string, payload: string, at: Date): Record<string, string> {
+export function signedHeaders(
+  secrets: readonly string[],
+  webhookId: string,
+  payload: string,
+  at: Date,
+): Record<string, string> {
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(webhookId, at, payload),
+    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(webhookId, at, payload)).join(' '),
   };
 }

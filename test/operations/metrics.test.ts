@@ -69,7 +69,7 @@ describe('GET /metrics', () => {
         maxInFlight: 32,
       });
       const message = {
-        secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+        secrets: [`whsec_${Buffer.alloc(24, 1).toString('base64')}`],
         webhookId: 'msg_metrics',
         payload: '{}',
       };

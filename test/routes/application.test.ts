@@ -273,7 +273,13 @@ describe('application API: webhook address and integration', () => {
     const second = await api().put(`/internal/companies/${companyId}/webhook`).set(auth).send({ url }).expect(200);
     expect(second.body.secret).to.not.equal(first.body.secret);
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
-    expect(integration.body).to.deep.equal({ active: true, webhookUrl: url, secret: second.body.secret, keys: [] });
+    expect(integration.body).to.deep.equal({
+      active: true,
+      webhookUrl: url,
+      secret: second.body.secret,
+      previousSecretExpiresAt: null,
+      keys: [],
+    });
   });
 
   it('refuses an address that is not an absolute https:// URL with 400, changing nothing', async () => {
@@ -296,7 +302,13 @@ describe('application API: webhook address and integration', () => {
       .send({})
       .expect(400, { error: 'url is required' });
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
-    expect(integration.body).to.deep.equal({ active: false, webhookUrl: null, secret: null, keys: [] });
+    expect(integration.body).to.deep.equal({
+      active: false,
+      webhookUrl: null,
+      secret: null,
+      previousSecretExpiresAt: null,
+      keys: [],
+    });
   });
 
   it('shows the integration with its keys and address', async () => {
@@ -307,6 +319,7 @@ describe('application API: webhook address and integration', () => {
       active: true,
       webhookUrl: null,
       secret: null,
+      previousSecretExpiresAt: null,
       keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null }],
     });
   });
@@ -332,11 +345,18 @@ describe('application API: webhook address and integration', () => {
       await Promise.all([processA.pool.end(), processB.pool.end()]);
     }
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
-    expect(integration.body).to.deep.equal({ active: false, webhookUrl: null, secret: null, keys: [] });
-    const { rows } = await pool().query('SELECT webhook_url, webhook_secret FROM integrations WHERE company_id = $1', [
-      companyId,
-    ]);
-    expect(rows).to.deep.equal([{ webhook_url: null, webhook_secret: null }]);
+    expect(integration.body).to.deep.equal({
+      active: false,
+      webhookUrl: null,
+      secret: null,
+      previousSecretExpiresAt: null,
+      keys: [],
+    });
+    const { rows } = await pool().query(
+      'SELECT webhook_url, webhook_secret, previous_webhook_secret FROM integrations WHERE company_id = $1',
+      [companyId],
+    );
+    expect(rows).to.deep.equal([{ webhook_url: null, webhook_secret: null, previous_webhook_secret: null }]);
   });
 
   it('starts a new integration after a revocation, and answers 204 when nothing is active', async () => {

@@ -1,0 +1,45 @@
+import type { components } from '../generated/api.js';
+import type { Pool } from './db/pool.js';
+import { HttpError, conflict } from './errors.js';
+import { findWebhookTarget } from './store/integrations.js';
+import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
+import type { DeliveryAttempt, Notifier } from './webhook/notifier.js';
+import { sampleReport } from './webhook/sample-report.js';
+import { newWebhookId } from './webhook/signing.js';
+
+export type WebhookTestResult = components['schemas']['WebhookTestResult'];
+
+export const noWebhookAddress = () => conflict('the company has no webhook address: set one first');
+
+/**
+ * Sends the company's receiver a reportPublished request with a sample report, signed like every
+ * delivery and marked `webhook-test: true`, and logs the attempt as a publish does: written before
+ * it is sent, its outcome after. Each step is one statement on a pooled connection that goes back at
+ * once, so nothing of the database is held while the receiver is awaited; the delivery takes one of
+ * the notifier's places like a publish's (503 with Retry-After when none is free, nothing sent).
+ */
+export async function sendTestDelivery(pool: Pool, notifier: Notifier, companyId: string): Promise<WebhookTestResult> {
+  const target = await findWebhookTarget(pool, companyId);
+  if (!target) throw noWebhookAddress();
+  const release = notifier.reserve();
+  if (!release)
+    throw new HttpError(503, 'too many webhook deliveries in flight: test again in a moment', { 'Retry-After': '1' });
+  let attempt: DeliveryAttempt;
+  let deliveryId: string;
+  const webhookId = newWebhookId();
+  try {
+    deliveryId = await startAttempt(pool, companyId, { reportId: null, webhookId, url: target.url });
+    attempt = await notifier.deliver({
+      url: target.url,
+      secrets: target.secrets,
+      webhookId,
+      payload: JSON.stringify(sampleReport(new Date())),
+      test: true,
+    });
+  } finally {
+    release();
+  }
+  await completeAttempt(pool, companyId, deliveryId, attempt);
+  if (attempt.error) throw new HttpError(502, `webhook delivery failed: ${attempt.error}`);
+  return { outcome: 'sent', deliveryId, status: attempt.httpStatus! };
+}

@@ -1,0 +1,187 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { createNotifier } from '../../src/webhook/notifier.js';
+import { SAMPLE_REPORT_ID } from '../../src/webhook/sample-report.js';
+import { api, appDeps, databaseUrl, newApp, newCompany } from '../support/harness.js';
+import { HttpsReceiver } from '../support/https-receiver.js';
+import { apiReport, auth, companyWithWebhook, deliveryLog, verifies } from '../support/webhooks.js';
+
+describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', () => {
+  let receiver: HttpsReceiver;
+  /** Trusts the receiver's certificate; 127.0.0.1/32 allowed as WEBHOOK_ALLOWED_CIDRS would. */
+  let allowed: { app: Express; pool: Pool };
+
+  before(async () => {
+    receiver = await HttpsReceiver.start();
+    allowed = newApp({
+      notifier: createNotifier({
+        allowedCidrs: ['127.0.0.1/32'],
+        timeoutMs: 10_000,
+        ca: [receiver.ca],
+        maxInFlight: 32,
+      }),
+    });
+  });
+
+  after(async () => {
+    await receiver.stop();
+    await allowed.pool.end();
+  });
+
+  afterEach(() => {
+    // Every request sent, test or not, must match openapi.yaml's webhooks section (headers and body).
+    expect(receiver.contractErrors.map((e) => e.message)).to.deep.equal([]);
+  });
+
+  const sendTest = (companyId: string, target: Express = allowed.app) =>
+    api(target).post(`/internal/companies/${companyId}/webhook/test`).set(auth);
+
+  it('sends a signed sample report marked webhook-test: true, and logs it as a test', async () => {
+    const company = await companyWithWebhook(receiver);
+    const res = await sendTest(company.companyId).send({}).expect(200);
+    expect(res.body).to.deep.equal({ outcome: 'sent', deliveryId: res.body.deliveryId, status: 204 });
+
+    const [request, ...more] = receiver.at(company.path);
+    expect(more).to.have.length(0);
+    expect(request!.headers['webhook-test']).to.equal('true');
+    expect(verifies(request!, company.secret)).to.equal(true);
+    const sample = JSON.parse(request!.body) as Record<string, unknown>;
+    expect(sample).to.include({ id: SAMPLE_REPORT_ID, status: 'published' });
+    // The sample exists nowhere: not even the company's own key finds it.
+    await api().get(`/reports/${SAMPLE_REPORT_ID}`).set('X-API-KEY', company.key).expect(404);
+
+    const [entry] = await deliveryLog(company.companyId);
+    expect(entry).to.deep.include({
+      id: res.body.deliveryId,
+      reportId: SAMPLE_REPORT_ID,
+      test: true,
+      webhookId: request!.headers['webhook-id'],
+      url: receiver.url(company.path),
+      httpStatus: 204,
+      error: '',
+    });
+  });
+
+  it('gives every test a new webhook-id, and leaves real publishes unmarked: test false, no webhook-test header', async () => {
+    const company = await companyWithWebhook(receiver);
+    await sendTest(company.companyId).expect(200);
+    const reportId = await apiReport(company.key);
+    await api(allowed.app)
+      .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
+      .expect(200);
+    await sendTest(company.companyId).expect(200);
+
+    const [first, publish, second] = receiver.at(company.path);
+    expect(publish!.headers).not.to.have.property('webhook-test');
+    expect(second!.headers['webhook-test']).to.equal('true');
+    expect(second!.headers['webhook-id']).not.to.equal(first!.headers['webhook-id']);
+    for (const request of [first!, publish!, second!]) expect(verifies(request, company.secret)).to.equal(true);
+    const log = await deliveryLog(company.companyId);
+    expect(log.map((e) => [e.test, e.reportId])).to.deep.equal([
+      [true, SAMPLE_REPORT_ID],
+      [false, reportId],
+      [true, SAMPLE_REPORT_ID],
+    ]);
+  });
+
+  it('answers 502 naming the status when the receiver refuses it, and logs the failed test', async () => {
+    const company = await companyWithWebhook(receiver);
+    receiver.on(company.path, { status: 401, body: 'bad signature' });
+    const res = await sendTest(company.companyId).send({}).expect(502);
+    expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 401' });
+    const [entry] = await deliveryLog(company.companyId);
+    expect(entry).to.deep.include({
+      test: true,
+      httpStatus: 401,
+      error: 'the receiver answered HTTP 401',
+      responseExcerpt: 'bad signature',
+    });
+  });
+
+  it('answers 502 for an address the guard refuses (production defaults), sending nothing', async () => {
+    const company = await companyWithWebhook(receiver);
+    const res = await sendTest(company.companyId, newApp().app).expect(502);
+    expect(res.body.error).to.match(/^webhook delivery failed: address 127\.0\.0\.1 is refused/);
+    expect(receiver.at(company.path)).to.have.length(0);
+    expect((await deliveryLog(company.companyId))[0]).to.deep.include({ test: true, httpStatus: null });
+  });
+
+  it('answers 409 when the company has no webhook address: none set, a key only, or after a revocation', async () => {
+    const error = { error: 'the company has no webhook address: set one first' };
+    const withoutIntegration = await api().post('/internal/companies').set(auth).send({ name: 'No hook' }).expect(201);
+    await sendTest(withoutIntegration.body.id).send({}).expect(409, error);
+    const keyOnly = await newCompany();
+    await sendTest(keyOnly.companyId).expect(409, error);
+    const revoked = await companyWithWebhook(receiver);
+    await api().delete(`/internal/companies/${revoked.companyId}/integration`).set(auth).expect(204);
+    await sendTest(revoked.companyId).expect(409, error);
+    expect(receiver.at(revoked.path)).to.have.length(0);
+    for (const companyId of [withoutIntegration.body.id, keyOnly.companyId, revoked.companyId])
+      expect(await deliveryLog(companyId)).to.deep.equal([]);
+  });
+
+  it('answers 400 for a body other than {}, sending nothing', async () => {
+    const company = await companyWithWebhook(receiver);
+    await sendTest(company.companyId).send({ url: 'https://elsewhere.example.com' }).expect(400, {
+      error: 'unknown field: url',
+    });
+    await sendTest(company.companyId).send([]).expect(400);
+    await sendTest(company.companyId).set('Content-Type', 'application/json').send('"x"').expect(400);
+    await sendTest(company.companyId).query({ verbose: 1 }).expect(400, { error: 'unknown query parameter: verbose' });
+    expect(receiver.at(company.path)).to.have.length(0);
+    expect(await deliveryLog(company.companyId)).to.deep.equal([]);
+  });
+
+  it('holds no database connection while it waits for the receiver', async () => {
+    // A receiver of its own that never answers, and an app whose pool has one connection: while the
+    // test delivery waits, that connection is free and the same app answers other requests.
+    const silent = await HttpsReceiver.start();
+    const onePool = createPool({ connectionString: databaseUrl(), max: 1 });
+    const app = createApp(
+      appDeps(onePool, {
+        notifier: createNotifier({
+          allowedCidrs: ['127.0.0.1/32'],
+          timeoutMs: 30_000,
+          ca: [silent.ca],
+          maxInFlight: 32,
+        }),
+      }),
+    );
+    let pending: Promise<unknown> | undefined;
+    try {
+      const company = await newCompany();
+      const path = '/never-answers';
+      silent.on(path, 'hang');
+      await api(app)
+        .put(`/internal/companies/${company.companyId}/webhook`)
+        .set(auth)
+        .send({ url: silent.url(path) })
+        .expect(200);
+      let settled = false;
+      const sent = sendTest(company.companyId, app).then((res) => {
+        settled = true;
+        return res;
+      });
+      pending = sent;
+      for (let i = 0; i < 400 && silent.at(path).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(silent.at(path)).to.have.length(1);
+
+      expect([onePool.totalCount - onePool.idleCount, onePool.waitingCount]).to.deep.equal([0, 0]);
+      await api(app).get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
+      expect(settled).to.equal(false);
+
+      // The receiver goes away without answering: the test fails, and is logged.
+      await silent.stop();
+      expect((await sent).status).to.equal(502);
+      expect((await deliveryLog(company.companyId))[0]).to.deep.include({ test: true, httpStatus: null });
+    } finally {
+      await silent.stop();
+      await pending?.catch(() => undefined);
+      await onePool.end();
+    }
+  });
+});
