@@ -19,6 +19,8 @@ export const REDACT_PATHS = [
   'appToken',
   'secret',
   'webhookSecret',
+  'secrets',
+  'webhookSecrets',
   'password',
   'databaseUrl',
   '*.key',
@@ -26,6 +28,8 @@ export const REDACT_PATHS = [
   '*.appToken',
   '*.secret',
   '*.webhookSecret',
+  '*.secrets',
+  '*.webhookSecrets',
   '*.password',
   '*.databaseUrl',
 ];

@@ -18,6 +18,8 @@ import { pageLimit } from './page-limit.js';
 
 type Schemas = components['schemas'];
 const COMPANY = '/internal/companies/:companyId';
+/** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
+const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
 
 /** The application's internal API (x-internal in openapi.yaml); requireAppToken guards /internal. */
 export function applicationRouter(db: Pool, notifier: Notifier): Router {
@@ -65,7 +67,12 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
 
   router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<Schemas['SecretRotation']>) => {
     const { overlapSeconds } = (req.body ?? {}) as Schemas['SecretRotationInput'];
-    const rotated = await rotateSecret(db, req.params.companyId!, newWebhookSecret(), overlapSeconds ?? 86_400);
+    const rotated = await rotateSecret(
+      db,
+      req.params.companyId!,
+      newWebhookSecret(),
+      overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
+    );
     if (!rotated) throw noWebhookAddress();
     res.json(rotated);
   });

@@ -5,10 +5,12 @@ import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
+import { createNotifier } from '../../src/webhook/notifier.js';
 import { listen } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
+import { HttpsReceiver } from '../support/https-receiver.js';
 import { captureLogs, type LogEntry } from '../support/logs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -208,6 +210,44 @@ describe('request logs', () => {
     expect(logs.entries().some((e) => e.level === 50 && e.msg !== 'request completed')).to.equal(true);
     for (const secret of secrets) expect(text).not.to.include(secret);
     expect(text).not.to.match(/authorization|x-api-key|bearer|whsec_/i);
+  });
+
+  it('never writes the secrets of a rotation or the signatures of test deliveries, sent or failed', async () => {
+    const logs = captureLogs('trace');
+    const receiver = await HttpsReceiver.start();
+    const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] });
+    const app = createApp(appDeps(pool(), { logger: logs.logger, notifier }));
+    const auth = { Authorization: `Bearer ${APP_TOKEN}` };
+    const { companyId } = await newCompany();
+    try {
+      const path = `/${unique('hook')}`;
+      const company = `/internal/companies/${companyId}`;
+      const set = await api(app)
+        .put(`${company}/webhook`)
+        .set(auth)
+        .send({ url: receiver.url(path) })
+        .expect(200);
+      const rotated = await api(app).post(`${company}/webhook/secret`).set(auth).send({}).expect(200);
+      const integration = await api(app).get(`${company}/integration`).set(auth).expect(200);
+      await api(app).post(`${company}/webhook/test`).set(auth).send({}).expect(200);
+      // A failed test is answered 502 and logged at error, with its cause.
+      receiver.on(path, { status: 500 });
+      await api(app).post(`${company}/webhook/test`).set(auth).send({}).expect(502);
+
+      const signatures = receiver.at(path).flatMap((r) => String(r.headers['webhook-signature']).split(' '));
+      expect(signatures).to.have.length(4);
+      const secrets = [set.body.secret, rotated.body.secret, integration.body.secret, ...signatures];
+      const text = logs.text();
+      expect(logs.entries().some((e) => e.level === 50 && e.msg === 'request failed')).to.equal(true);
+      for (const secret of secrets) {
+        expect(secret).to.be.a('string').with.length.above(20);
+        expect(text).not.to.include(secret);
+        expect(text).not.to.include(secret.replace(/^(whsec_|v1,)/, ''));
+      }
+      expect(text).not.to.match(/whsec_|webhook-signature/i);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('honours LOG_LEVEL: at warn, requests that succeed leave no line but failures do', async () => {
