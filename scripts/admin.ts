@@ -22,8 +22,10 @@ const USAGE = `Usage: npm run admin -- <command> [arguments]
   create-key <companyId>                         → {id, key, prefix, createdAt}  (the key is shown only now)
   list-keys <companyId>
   revoke-key <companyId> <keyId>
-  set-webhook <companyId> <https-url>            → {url, secret}  (a new secret every time)
-  integration <companyId>                        → {active, webhookUrl, secret, keys}
+  set-webhook <companyId> <https-url>            → {url, secret}  (a new secret every time, no overlap)
+  test-webhook <companyId>                       → {outcome, deliveryId, status}  (a signed sample report, webhook-test: true)
+  rotate-secret <companyId> [--overlap SECONDS]  → {secret, previousSecretExpiresAt}  (the old secret signs too until then; default 86400)
+  integration <companyId>                        → {active, webhookUrl, secret, previousSecretExpiresAt, keys}
   revoke-integration <companyId>                 (deletes every key and the webhook address)
   start <companyId> <reportId>
   publish <companyId> <reportId> <publishedUrl> [--no-notify]
@@ -68,6 +70,20 @@ const COMMANDS: Record<string, [number, Command]> = {
   'set-webhook': [
     2,
     (c, [id, url]) => c.PUT('/internal/companies/{companyId}/webhook', { ...company(id!), body: { url: url! } }),
+  ],
+  'test-webhook': [1, (c, [id]) => c.POST('/internal/companies/{companyId}/webhook/test', company(id!))],
+  'rotate-secret': [
+    1,
+    (c, [id, flag, seconds]) => {
+      if (flag === undefined) return c.POST('/internal/companies/{companyId}/webhook/secret', company(id!));
+      if (flag !== '--overlap' || seconds === undefined) throw new UsageError('rotate-secret takes --overlap SECONDS');
+      // The service checks the range (0-604800) and answers 400 naming the field.
+      if (!/^\d+$/.test(seconds)) throw new UsageError(`--overlap needs a whole number of seconds, got "${seconds}"`);
+      return c.POST('/internal/companies/{companyId}/webhook/secret', {
+        ...company(id!),
+        body: { overlapSeconds: Number(seconds) },
+      });
+    },
   ],
   integration: [1, (c, [id]) => c.GET('/internal/companies/{companyId}/integration', company(id!))],
   'revoke-integration': [1, (c, [id]) => c.DELETE('/internal/companies/{companyId}/integration', company(id!))],

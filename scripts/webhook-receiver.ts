@@ -5,11 +5,14 @@
  *   npm run webhook-receiver -- init                       writes the certificate (once) and says how to trust it
  *   WEBHOOK_SECRET=whsec_... npm run webhook-receiver      listens, verifies each request, prints it
  *
- * RECEIVER_PORT changes the port (default 4443).
+ * During a secret rotation, WEBHOOK_SECRET takes several secrets separated by commas (the new one
+ * and the old one, in any order): a request is accepted when one of them verifies it, and the
+ * receiver prints which. RECEIVER_PORT changes the port (default 4443; 0 picks a free one).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
@@ -43,8 +46,11 @@ async function ensureCertificate(): Promise<void> {
 
 async function main(): Promise<void> {
   await ensureCertificate();
-  const secret = process.env.WEBHOOK_SECRET;
-  if (process.argv[2] === 'init' || !secret) {
+  const secrets = (process.env.WEBHOOK_SECRET ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '');
+  if (process.argv[2] === 'init' || secrets.length === 0) {
     console.log(
       [
         `Certificate: ${path.relative(process.cwd(), CERT)}`,
@@ -52,11 +58,13 @@ async function main(): Promise<void> {
         `  NODE_EXTRA_CA_CERTS=${path.relative(process.cwd(), CERT)} WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 npm start`,
         `Set the webhook address https://127.0.0.1:${PORT}/webhook (npm run admin -- set-webhook ...), then:`,
         '  WEBHOOK_SECRET=<the whsec_ secret it printed> npm run webhook-receiver',
+        'While rotating a secret, give both: WEBHOOK_SECRET=<new>,<old>',
       ].join('\n'),
     );
     return;
   }
-  const webhook = new Webhook(secret);
+  // A bad secret (not base64) is refused here, at start, rather than on the first request.
+  const webhooks = secrets.map((secret) => new Webhook(secret));
   const seen = new Set<string>();
   const server = createServer({ key: await readFile(KEY), cert: await readFile(CERT) }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -64,27 +72,42 @@ async function main(): Promise<void> {
     req.on('end', () => {
       // Verify the raw body exactly as received, before parsing it.
       const body = Buffer.concat(chunks).toString('utf8');
-      try {
-        const report = webhook.verify(body, req.headers as Record<string, string>) as {
-          id: string;
-          publishedUrl: string;
-        };
-        const id = String(req.headers['webhook-id']);
-        const repeat = seen.has(id) ? ' (a retry of a message already received: de-duplicate on webhook-id)' : '';
-        seen.add(id);
-        console.log(`✔ verified ${id}${repeat}: report ${report.id} published at ${report.publishedUrl}`);
-        console.log(JSON.stringify(report, null, 2));
-        res.writeHead(204).end();
-      } catch (err) {
-        const why = err instanceof WebhookVerificationError ? err.message : String(err);
-        console.log(`✘ refused a request whose signature does not verify: ${why}`);
+      const verified = verifyWithAny(webhooks, body, req.headers as Record<string, string>);
+      if ('why' in verified) {
+        console.log(`✘ refused a request whose signature does not verify: ${verified.why}`);
         res.writeHead(400, { 'content-type': 'text/plain' }).end('signature does not verify');
+        return;
       }
+      const { report, index } = verified;
+      const id = String(req.headers['webhook-id']);
+      const repeat = seen.has(id) ? ' (a retry of a message already received: de-duplicate on webhook-id)' : '';
+      seen.add(id);
+      const kind = req.headers['webhook-test'] === 'true' ? 'test delivery, sample ' : '';
+      const which = secrets.length > 1 ? ` with secret ${index + 1} of ${secrets.length} in WEBHOOK_SECRET` : '';
+      console.log(`✔ verified ${id}${which}${repeat}: ${kind}report ${report.id} published at ${report.publishedUrl}`);
+      console.log(JSON.stringify(report, null, 2));
+      res.writeHead(204).end();
     });
   });
-  server.listen(PORT, '127.0.0.1', () =>
-    console.log(`Receiving webhooks on https://127.0.0.1:${PORT}/webhook (Ctrl-C stops)`),
-  );
+  server.listen(PORT, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    console.log(`Receiving webhooks on https://127.0.0.1:${port}/webhook (Ctrl-C stops)`);
+  });
+}
+
+type Verified = { report: { id: string; publishedUrl: string }; index: number } | { why: string };
+
+/** The first secret whose signature is among the request's (one per secret in force at the sender). */
+function verifyWithAny(webhooks: Webhook[], body: string, headers: Record<string, string>): Verified {
+  let why = 'no secret given';
+  for (const [index, webhook] of webhooks.entries()) {
+    try {
+      return { report: webhook.verify(body, headers) as { id: string; publishedUrl: string }, index };
+    } catch (err) {
+      why = err instanceof WebhookVerificationError ? err.message : String(err);
+    }
+  }
+  return { why };
 }
 
 main().catch((err: unknown) => {

@@ -332,6 +332,8 @@ describe('application API: webhook address and integration', () => {
       .set(auth)
       .send({ url: 'https://crm.example.com/h' })
       .expect(200);
+    // A rotation in its overlap: the previous secret must go too.
+    await api().post(`/internal/companies/${companyId}/webhook/secret`).set(auth).send({}).expect(200);
     const processA = newApp();
     const processB = newApp();
     try {

@@ -1,0 +1,143 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { createApp } from '../../src/app.js';
+import { listen } from '../../src/http-server.js';
+import { createNotifier } from '../../src/webhook/notifier.js';
+import { APP_TOKEN, appDeps, newCompany, pool } from '../support/harness.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const run = promisify(execFile);
+
+interface Receiver {
+  child: ChildProcess;
+  port: number;
+  /** Resolves with the next line of output matching, or rejects when the receiver exits first. */
+  next(pattern: RegExp): Promise<string>;
+}
+
+/** `npm run webhook-receiver` as a process of its own (node --import tsx, as npm runs it), on 127.0.0.1. */
+async function startReceiver(secrets: string[], port = 0): Promise<Receiver> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhook-receiver.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, WEBHOOK_SECRET: secrets.join(','), RECEIVER_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  const waiters: Array<() => void> = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.push(line);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the receiver exited (${code}): ${lines.join('\n')}`))),
+  );
+  exited.catch(() => undefined);
+  let read = 0;
+  const next = async (pattern: RegExp): Promise<string> => {
+    for (;;) {
+      const index = lines.findIndex((line, i) => i >= read && pattern.test(line));
+      if (index >= 0) {
+        read = index + 1;
+        return lines[index]!;
+      }
+      await Promise.race([new Promise<void>((wake) => waiters.push(wake)), exited]);
+    }
+  };
+  try {
+    const listening = await next(/^Receiving webhooks on https:\/\/127\.0\.0\.1:(\d+)\/webhook/);
+    return { child, port: Number(/:(\d+)\//.exec(listening)![1]), next };
+  } catch (err) {
+    await stop({ child });
+    throw err;
+  }
+}
+
+async function stop({ child }: { child: ChildProcess }): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(child.pid!, 'SIGTERM');
+  await exited;
+}
+
+describe('the README walk-through: rotating a secret with npm run admin and npm run webhook-receiver', function () {
+  this.timeout(120_000);
+  let service: Server | undefined;
+  let receiver: Receiver | undefined;
+
+  afterEach(async () => {
+    if (receiver) await stop(receiver);
+    service?.close();
+  });
+
+  it('rotates with no failed verification, the receiver naming the secret that verified', async () => {
+    // A first start writes the receiver's certificate, which the service then trusts (NODE_EXTRA_CA_CERTS in the README).
+    receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
+    const port = receiver.port;
+    const ca = await readFile(path.join(ROOT, '.data/webhook-receiver/cert.pem'), 'utf8');
+    const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [ca] });
+    service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
+    const env = {
+      ...process.env,
+      API_URL: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+      APP_TOKEN,
+    };
+    const admin = async (...args: string[]) =>
+      JSON.parse(
+        (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env })).stdout,
+      );
+
+    const { companyId } = await newCompany();
+    const { secret: old } = await admin('set-webhook', companyId, `https://127.0.0.1:${port}/webhook`);
+    await stop(receiver);
+    receiver = await startReceiver([old], port);
+
+    // 1. Rotate: the receiver, still on the old secret, keeps verifying.
+    const { secret: current, previousSecretExpiresAt } = await admin('rotate-secret', companyId, '--overlap', '3600');
+    expect(previousSecretExpiresAt).to.be.a('string');
+    expect(await admin('test-webhook', companyId)).to.include({ outcome: 'sent', status: 204 });
+    expect(await receiver.next(/^[✔✘]/)).to.match(/^✔ verified msg_\S+: test delivery, sample report /);
+
+    // 2. Deploy both secrets, then 3. only the new one: every delivery verifies all along.
+    await stop(receiver);
+    receiver = await startReceiver([old, current], port);
+    expect(await admin('test-webhook', companyId)).to.include({ status: 204 });
+    expect(await receiver.next(/^[✔✘]/)).to.match(/^✔ verified msg_\S+ with secret 1 of 2 in WEBHOOK_SECRET: /);
+    await stop(receiver);
+    receiver = await startReceiver([current], port);
+    expect(await admin('test-webhook', companyId)).to.include({ status: 204 });
+    expect(await receiver.next(/^[✔✘]/)).to.match(/^✔ verified /);
+
+    // What the overlap avoids: with overlap 0 a receiver without the newest secret fails at once.
+    const { secret: newest } = await admin('rotate-secret', companyId, '--overlap', '0');
+    const failure = await admin('test-webhook', companyId).catch((err: { code: number; stderr: string }) => err);
+    expect(failure).to.include({
+      code: 1,
+      stderr: 'Error 502: webhook delivery failed: the receiver answered HTTP 400\n',
+    });
+    expect(await receiver.next(/^[✔✘]/)).to.match(/^✘ refused a request whose signature does not verify/);
+    // Deploying it next to the old one (any order) repairs it: the second secret verifies.
+    await stop(receiver);
+    receiver = await startReceiver([current, newest], port);
+    expect(await admin('test-webhook', companyId)).to.include({ status: 204 });
+    expect(await receiver.next(/^[✔✘]/)).to.match(/^✔ verified msg_\S+ with secret 2 of 2 in WEBHOOK_SECRET: /);
+  });
+
+  it('admin rotate-secret refuses a bad --overlap, naming it', async () => {
+    const env = { ...process.env, API_URL: 'http://127.0.0.1:9', APP_TOKEN };
+    const { companyId } = await newCompany();
+    const failure = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', 'rotate-secret', companyId, '--overlap', 'a-day'],
+      { cwd: ROOT, env },
+    ).catch((err: { code: number; stderr: string }) => err);
+    expect(failure).to.include({ code: 1 });
+    expect((failure as { stderr: string }).stderr).to.match(/^--overlap needs a whole number of seconds, got "a-day"/);
+  });
+});
