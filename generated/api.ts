@@ -238,8 +238,9 @@ export interface paths {
          *     every secret in force (two during a rotation's overlap), with the header `webhook-test: true`,
          *     and a body valid against the webhook's schema made from a sample report that exists nowhere
          *     (id `00000000-0000-4000-8000-000000000000`). The same rules as a publish's delivery apply
-         *     (HTTPS only, refused addresses, no redirects, the time limit). Nothing is published, and the
-         *     attempt is written to the delivery log with `test: true`. The body is `{}` or absent.
+         *     (HTTPS only, refused addresses, no redirects, the time limit, a place among the process's
+         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries). Nothing is published, and the attempt is written to the
+         *     delivery log with `test: true`. The body is `{}` or absent.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1575,7 +1576,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            503: components["responses"]["Unavailable"];
+            /**
+             * @description Nothing was sent when the database is unavailable, or when this process already has
+             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight (then with `Retry-After`). When the
+             *     database became unavailable after the delivery, the attempt stays in the delivery log without
+             *     an outcome.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before testing again (sent when deliveries are at their bound). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {

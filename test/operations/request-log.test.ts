@@ -215,7 +215,12 @@ describe('request logs', () => {
   it('never writes the secrets of a rotation or the signatures of test deliveries, sent or failed', async () => {
     const logs = captureLogs('trace');
     const receiver = await HttpsReceiver.start();
-    const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] });
+    const notifier = createNotifier({
+      allowedCidrs: ['127.0.0.1/32'],
+      timeoutMs: 10_000,
+      ca: [receiver.ca],
+      maxInFlight: 32,
+    });
     const app = createApp(appDeps(pool(), { logger: logs.logger, notifier }));
     const auth = { Authorization: `Bearer ${APP_TOKEN}` };
     const { companyId } = await newCompany();

@@ -20,7 +20,12 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   before(async () => {
     receiver = await HttpsReceiver.start();
     allowed = newApp({
-      notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [receiver.ca] }),
+      notifier: createNotifier({
+        allowedCidrs: ['127.0.0.1/32'],
+        timeoutMs: 10_000,
+        ca: [receiver.ca],
+        maxInFlight: 32,
+      }),
     });
   });
 

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
+import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { SAMPLE_REPORT_ID } from '../../src/webhook/sample-report.js';
 import { api, appDeps, databaseUrl, newApp, newCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
@@ -136,9 +137,10 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
     expect(await deliveryLog(company.companyId)).to.deep.equal([]);
   });
 
-  it('holds no database connection while it waits for the receiver', async () => {
-    // A receiver of its own that never answers, and an app whose pool has one connection: while the
-    // test delivery waits, that connection is free and the same app answers other requests.
+  it('holds no database connection while it waits, and takes one of the places publishing has too', async () => {
+    // A receiver of its own that never answers, and an app whose pool has one connection and whose
+    // notifier has one place: while the test delivery waits, that connection is free and the same app
+    // answers other requests, but a second delivery, test or publish, is refused without being sent.
     const silent = await HttpsReceiver.start();
     const onePool = createPool({ connectionString: databaseUrl(), max: 1 });
     const app = createApp(
@@ -147,7 +149,7 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
           allowedCidrs: ['127.0.0.1/32'],
           timeoutMs: 30_000,
           ca: [silent.ca],
-          maxInFlight: 32,
+          maxInFlight: 1,
         }),
       }),
     );
@@ -172,12 +174,30 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
 
       expect([onePool.totalCount - onePool.idleCount, onePool.waitingCount]).to.deep.equal([0, 0]);
       await api(app).get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
+      const inFlight = await deliveryLog(company.companyId);
+      expect(inFlight).to.have.length(1);
+      expect(inFlight[0]).to.deep.include({ test: true, error: OUTCOME_NOT_RECORDED });
+
+      const busy = { error: 'too many webhook deliveries in flight: test again in a moment' };
+      await sendTest(company.companyId, app).expect(503, busy).expect('Retry-After', '1');
+      const reportId = await apiReport(company.key);
+      await api(app)
+        .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
+        .set(auth)
+        .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
+        .expect(503)
+        .expect('Retry-After', '1');
+      expect(silent.at(path)).to.have.length(1);
+      expect(await deliveryLog(company.companyId)).to.have.length(1);
       expect(settled).to.equal(false);
 
       // The receiver goes away without answering: the test fails, and is logged.
       await silent.stop();
       expect((await sent).status).to.equal(502);
       expect((await deliveryLog(company.companyId))[0]).to.deep.include({ test: true, httpStatus: null });
+      expect((await deliveryLog(company.companyId))[0]!.error).not.to.equal(OUTCOME_NOT_RECORDED);
+      // The place is free again.
+      await sendTest(company.companyId, app).expect(502);
     } finally {
       await silent.stop();
       await pending?.catch(() => undefined);
