@@ -1546,7 +1546,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
-            /** @description The body is not `{}` (the message names the field), or an unknown query parameter. */
+            /** @description The body is not `{}` (the message names the field; not valid JSON, nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing was sent. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1563,9 +1563,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["NoWebhookAddress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description The test delivery failed (network error, timeout, TLS error, non-2xx including redirects, refused address). The message names the cause. */
             502: {
@@ -1624,7 +1627,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecretRotation"];
                 };
             };
-            /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it), or an unknown query parameter. Nothing changed. */
+            /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it) or is not valid JSON (nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing changed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,9 +1644,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["NoWebhookAddress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
