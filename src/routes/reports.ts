@@ -3,6 +3,7 @@ import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api
 import type { Pool } from '../db/pool.js';
 import { badRequest, notFound } from '../errors.js';
 import { keyPrincipal } from '../middleware/api-key.js';
+import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import * as reports from '../store/reports.js';
 import { pageLimit } from './page-limit.js';
 
@@ -18,11 +19,11 @@ export function reportsRouter(db: Pool): Router {
   router.get('/reports', async (req, res: Response<Report[]>) => {
     const query = req.query as ListReportsQuery;
     const limit = pageLimit(req);
-    const after = query.after === undefined ? undefined : reports.decodeCursor(query.after);
+    const after = query.after === undefined ? undefined : decodeCursor(query.after);
     if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
     const page = await reports.listForCompany(db, keyPrincipal(req).companyId, { limit, after, restId: query.restId });
     if (page.next) {
-      const next = new URLSearchParams({ limit: String(limit), after: reports.encodeCursor(page.next) });
+      const next = new URLSearchParams({ limit: String(limit), after: encodeCursor(page.next) });
       if (query.restId !== undefined) next.set('restId', query.restId);
       res.set('Link', `</reports?${next}>; rel="next"`);
     }

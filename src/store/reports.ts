@@ -3,6 +3,7 @@ import { namedParameters } from '../db/named-parameters.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { badRequest, conflict, type HttpError } from '../errors.js';
 import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../report-fields.js';
+import type { ListCursor } from './list-cursor.js';
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
 
@@ -94,38 +95,9 @@ export async function findForCompany(db: Queryable, companyId: string, id: strin
   return rows[0] && toReport(rows[0]);
 }
 
-/** Position of a report in the list order: (inspectionDate, createdAt, id), all descending. */
-interface Cursor {
-  date: string;
-  createdAt: string;
-  id: string;
-}
-
-const CURSOR_PARTS = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/, UUID];
-
-export function encodeCursor({ date, createdAt, id }: Cursor): string {
-  return Buffer.from(JSON.stringify([date, createdAt, id])).toString('base64url');
-}
-
-export function decodeCursor(text: string): Cursor | undefined {
-  try {
-    const parts: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(parts) || parts.length !== 3) return undefined;
-    if (!parts.every((p, i) => typeof p === 'string' && CURSOR_PARTS[i]!.test(p))) return undefined;
-    const [date, createdAt, id] = parts as string[];
-    // A real calendar instant (Date.parse alone accepts 2026-02-30, which PostgreSQL would refuse).
-    const isReal = (text: string, iso: string) =>
-      !Number.isNaN(Date.parse(iso)) && new Date(iso).toISOString().startsWith(text);
-    if (!isReal(date!, `${date}T00:00:00Z`) || !isReal(createdAt!.slice(0, 19), createdAt!)) return undefined;
-    return { date: date!, createdAt: createdAt!, id: id! };
-  } catch {
-    return undefined;
-  }
-}
-
 export interface ListOptions {
   limit: number;
-  after?: Cursor;
+  after?: ListCursor;
   restId?: string;
 }
 
@@ -134,7 +106,7 @@ export async function listForCompany(
   db: Queryable,
   companyId: string,
   { limit, after, restId }: ListOptions,
-): Promise<{ reports: Report[]; next?: Cursor }> {
+): Promise<{ reports: Report[]; next?: ListCursor }> {
   const params: unknown[] = [companyId];
   const where = ['r.company_id = $1'];
   if (after) {

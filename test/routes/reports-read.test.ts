@@ -97,21 +97,52 @@ describe('GET /reports', () => {
     expect(res.body).to.deep.equal({ error: 'unknown query parameter: limt' });
   });
 
-  it('refuses a bad after cursor', async () => {
+  it('refuses every after cursor PostgreSQL could not take, or that this service did not write, with 400', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    const at = '2026-01-01T00:00:00.000000Z';
+    const cursor = (...parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const valid = cursor('2026-01-01', at, id);
+    await list(`?after=${valid}`).expect(200);
     for (const after of [
       'zzz',
-      Buffer.from('["2026-01-01","x","y"]').toString('base64url'),
+      '~~~~',
+      cursor('2026-01-01', 'x', 'y'),
       Buffer.from('{"a":1}').toString('base64url'),
-      'a'.repeat(501),
-      Buffer.from('["2026-02-30","2026-01-01T00:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString(
-        'base64url',
-      ),
-      Buffer.from('["2026-02-01","2026-01-01T25:00:00.000000Z","00000000-0000-4000-8000-000000000000"]').toString(
-        'base64url',
-      ),
+      cursor('0000-01-01', at, id), // PostgreSQL has no year 0
+      cursor('2026-01-01', '0000-01-01T00:00:00.000000Z', id),
+      cursor('10000-01-01', at, id),
+      cursor('294277-01-01', at, id),
+      cursor('2026-01-01', '294277-01-01T00:00:00.000000Z', id),
+      cursor('2026-02-30', at, id),
+      cursor('2025-02-29', at, id),
+      cursor('2026-13-01', at, id),
+      cursor('2026-02-01', '2026-01-01T25:00:00.000000Z', id),
+      cursor('2026-02-01', '2026-01-01T23:60:00.000000Z', id),
+      cursor('2026-02-01', '2026-01-31T23:59:60.000000Z', id),
+      cursor('2026-02-01', '2026-04-31T00:00:00.000000Z', id),
+      cursor(1e308, at, id),
+      cursor('2026-01-01', at, 'ffffffff-ffff-ffff-ffff-fffffffffffff'),
+      cursor('2026-01-01', at, id, 'extra'),
+      cursor('9'.repeat(200), at, id),
+      cursor(2 ** 53 + 1, at, id),
+      `${valid}~`, // base64 decoding would skip the stray character
+      `${valid}A`,
     ]) {
-      const res = await list(`?after=${after}`).expect(400);
-      expect(res.body.error).to.match(/^after /);
+      const res = await list(`?after=${encodeURIComponent(after)}`).expect(400);
+      expect(res.body, after).to.deep.equal({ error: 'after is not a valid cursor' });
+    }
+    expect((await list(`?after=${'a'.repeat(501)}`).expect(400)).body.error).to.match(/^after /);
+  });
+
+  it('takes cursors at the edges of the years a report can have', async () => {
+    const cursor = (date: string, at: string) =>
+      Buffer.from(JSON.stringify([date, at, '00000000-0000-4000-8000-000000000000'])).toString('base64url');
+    for (const after of [
+      cursor('0001-01-01', '0001-01-01T00:00:00.000000Z'),
+      cursor('9999-12-31', '9999-12-31T23:59:59.999999Z'),
+      cursor('2024-02-29', '2000-02-29T12:00:00.000000Z'),
+    ]) {
+      await list(`?after=${after}`).expect(200);
     }
   });
 
