@@ -42,16 +42,15 @@ const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
  * per connection): planning costs PostgreSQL more than running them, and the generic plans are the
  * same index scans.
  */
-const SELECT_REPORTS = `
-  SELECT r.id, r.address, r.client_names, r.client_emails, r.client_phones,
+const REPORT_COLUMNS = `
+         r.id, r.address, r.client_names, r.client_emails, r.client_phones,
          r.agent_name, r.agent_email, r.agent_phone, r.notes,
          to_char(r.inspection_date, 'YYYY-MM-DD') AS inspection_date,
          r.from_rest_service, r.rest_id, r.published_url, r.status, r.year_built, r.square_feet,
          to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS created_at,
          to_char(r.updated_at AT TIME ZONE 'UTC', ${ISO_MS}) AS updated_at,
          to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at,
-         r.inspector_names, r.inspector_emails, r.invoice_descriptions, r.invoice_prices
-    FROM reports r`;
+         r.inspector_names, r.inspector_emails, r.invoice_descriptions, r.invoice_prices`;
 
 function toReport(row: ReportRow): Report {
   return {
@@ -89,7 +88,7 @@ export async function findForCompany(db: Queryable, companyId: string, id: strin
   if (!isReportId(id)) return undefined;
   const { rows } = await db.query<ReportRow>({
     name: 'report-by-id',
-    text: `${SELECT_REPORTS} WHERE r.company_id = $1 AND r.id = $2`,
+    text: `SELECT ${REPORT_COLUMNS} FROM reports r WHERE r.company_id = $1 AND r.id = $2`,
     values: [companyId, id],
   });
   return rows[0] && toReport(rows[0]);
@@ -101,38 +100,52 @@ export interface ListOptions {
   restId?: string;
 }
 
-/** One page of the company's reports in list order, and the cursor of the next page if there is one. */
+/**
+ * What a list page may weigh, about, in JSON: it ends before the report that would take it past
+ * this (but always holds one report), so 100 reports at their largest make many pages, not one of
+ * 30 MB that the service would hold several times over while building it.
+ */
+export const PAGE_BUDGET_BYTES = 1024 * 1024;
+
+/**
+ * One page of the company's reports in list order (at most `limit`, within PAGE_BUDGET_BYTES), and
+ * the cursor of the next page if there is one.
+ */
 export async function listForCompany(
   db: Queryable,
   companyId: string,
   { limit, after, restId }: ListOptions,
 ): Promise<{ reports: Report[]; next?: ListCursor }> {
-  const params: unknown[] = [companyId];
+  const params: unknown[] = [companyId, limit, PAGE_BUDGET_BYTES];
   const where = ['r.company_id = $1'];
   if (after) {
     params.push(after.date, after.createdAt, after.id);
-    where.push('(r.inspection_date, r.created_at, r.id) < ($2::date, $3::timestamptz, $4::uuid)');
+    where.push('(r.inspection_date, r.created_at, r.id) < ($4::date, $5::timestamptz, $6::uuid)');
   }
   if (restId !== undefined) {
     params.push(restId);
     where.push(`r.rest_id = $${params.length}`);
   }
-  params.push(limit + 1);
   // The page comes back as one JSON array: node-postgres parses that with JSON.parse, far cheaper than
   // its per-column parsing of 21 wide rows with arrays (measured: about 40% less client CPU per page).
-  const result = await db.query<{ page: ReportRow[] }>({
+  // The scan reads one report past the limit (is there a next page?) and sums each report's
+  // display_bytes (migration 6) as it goes; the array holds only the reports within the limit and
+  // the budget, so the reports past the budget are never built into JSON, nor read from TOAST.
+  const result = await db.query<{ page: ReportRow[]; scanned: number }>({
     // One prepared statement per shape of the query (its text depends only on which filters are given).
     name: `reports-page${after ? '-after' : ''}${restId !== undefined ? '-rest-id' : ''}`,
-    text: `SELECT coalesce(json_agg(p ORDER BY p.inspection_date DESC, p.cursor_created_at DESC, p.id DESC), '[]') AS page
-             FROM (${SELECT_REPORTS} WHERE ${where.join(' AND ')}
-                    ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $${params.length}) AS p`,
+    text: `SELECT coalesce(json_agg(p ORDER BY p.n) FILTER (WHERE p.n <= $2 AND (p.n = 1 OR p.page_bytes <= $3)), '[]') AS page,
+                  count(*)::integer AS scanned
+             FROM (SELECT ${REPORT_COLUMNS}, row_number() OVER w AS n, sum(r.display_bytes) OVER w AS page_bytes
+                     FROM reports r WHERE ${where.join(' AND ')}
+                   WINDOW w AS (ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC ROWS UNBOUNDED PRECEDING)
+                    ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $2 + 1) AS p`,
     values: params,
   });
-  const rows = result.rows[0]!.page;
-  const page = rows.slice(0, limit);
+  const { page, scanned } = result.rows[0]!;
   const last = page[page.length - 1];
   const next =
-    rows.length > limit && last
+    scanned > page.length && last
       ? { date: last.inspection_date, createdAt: last.cursor_created_at, id: last.id }
       : undefined;
   return { reports: page.map(toReport), next };

@@ -1,67 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import request from 'supertest';
-import { APP_TOKEN, api, databaseUrl, newCompany, pool, reportInput, unique } from '../support/harness.js';
+import { api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
-import type { LogEntry } from '../support/logs.js';
+import { startServer, type RunningServer } from '../support/server-process.js';
 import { buildProduction } from '../../scripts/production-build.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface RunningServer {
-  child: ChildProcess;
-  baseUrl: string;
-  port: number;
-  logs: LogEntry[];
-  /** Resolves with the first log line that has this message. */
-  logged(msg: string | RegExp): Promise<LogEntry>;
-  exited: Promise<number | null>;
-}
-
-/**
- * Starts the server on a free port against the test database: `node --import tsx src/server.ts` as
- * `npm start` does, or the given node arguments.
- */
-async function startServer(args = ['--import', 'tsx', 'src/server.ts']): Promise<RunningServer> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl(),
-      APP_TOKEN,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_TIMEOUT_MS: '30000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const logs: LogEntry[] = [];
-  const waiters: { match: (e: LogEntry) => boolean; resolve: (e: LogEntry) => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    const entry = JSON.parse(line) as LogEntry;
-    logs.push(entry);
-    for (const w of waiters.filter((w) => w.match(entry))) w.resolve(entry);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const logged = (msg: string | RegExp) => {
-    const match = (e: LogEntry) => (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg));
-    const seen = logs.find(match);
-    if (seen) return Promise.resolve(seen);
-    return Promise.race([
-      new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
-      exited.then((code) => {
-        throw new Error(`the server exited (${code}) before logging "${msg}"`);
-      }),
-    ]);
-  };
-  const baseUrl = String((await logged('listening')).baseUrl);
-  return { child, baseUrl, port: Number(new URL(baseUrl).port), logs, logged, exited };
-}
 
 /** Whether a new TCP connection to the port is refused. */
 function refusesConnections(port: number): Promise<boolean> {

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { APP_TOKEN, databaseUrl } from './harness.js';
+import type { LogEntry } from './logs.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface RunningServer {
+  child: ChildProcess;
+  baseUrl: string;
+  port: number;
+  logs: LogEntry[];
+  /** Resolves with the first log line that has this message. */
+  logged(msg: string | RegExp): Promise<LogEntry>;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts the server on a free port against the test database: `node --import tsx src/server.ts` as
+ * `npm start` does, or the given node arguments.
+ */
+export async function startServer(
+  args = ['--import', 'tsx', 'src/server.ts'],
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl(),
+      APP_TOKEN,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '30000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const logs: LogEntry[] = [];
+  const waiters: { match: (e: LogEntry) => boolean; resolve: (e: LogEntry) => void }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const entry = JSON.parse(line) as LogEntry;
+    logs.push(entry);
+    for (const w of waiters.filter((w) => w.match(entry))) w.resolve(entry);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const logged = (msg: string | RegExp) => {
+    const match = (e: LogEntry) => (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg));
+    const seen = logs.find(match);
+    if (seen) return Promise.resolve(seen);
+    return Promise.race([
+      new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
+      exited.then((code) => {
+        throw new Error(`the server exited (${code}) before logging "${msg}"`);
+      }),
+    ]);
+  };
+  // Bounded, and never leaves the process behind: the caller has nothing to stop until this returns.
+  const timer = new AbortController();
+  const timeout = sleep(60_000, undefined, { signal: timer.signal }).then(() => {
+    throw new Error('the server did not log "listening" within 60 s');
+  });
+  let baseUrl: string;
+  try {
+    baseUrl = String((await Promise.race([logged('listening'), timeout])).baseUrl);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  } finally {
+    timer.abort();
+  }
+  return { child, baseUrl, port: Number(new URL(baseUrl).port), logs, logged, exited };
+}
