@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { badRequest, HttpError } from '../errors.js';
+import { rejectInvalidUtf8 } from './utf8-body.js';
 
 /**
  * How deep a request body may nest arrays and objects. The deepest body openapi.yaml accepts nests 2
@@ -44,10 +45,11 @@ function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer,
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw badRequest(`the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
+  rejectInvalidUtf8(body);
 }
 
 /**
- * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8,
- * nested at most MAX_JSON_DEPTH deep.
+ * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
+ * (the bytes too), nested at most MAX_JSON_DEPTH deep.
  */
 export const jsonBody = (): RequestHandler => express.json({ limit: '1mb', verify: checkRawBody });
