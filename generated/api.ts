@@ -74,6 +74,11 @@ export interface paths {
          *     `Link: </reports?limit=20&after=eyJ...>; rel="next"`: request that address (relative to the base
          *     address) for the next page. The link keeps `limit` and the filters of the request. The last page
          *     has no `next` link. Walking the links visits every report exactly once.
+         *
+         *     **Page size.** A page also stays within about 1 MiB of JSON: it ends before the report that would
+         *     take it past that, with its `Link` to the rest (a page always holds at least one report). So a
+         *     page may hold fewer than `limit` reports while more follow: the absence of the `Link` header is
+         *     the only sign of the last page.
          */
         get: operations["listReports"];
         put?: never;
@@ -566,7 +571,8 @@ export interface components {
         InvoiceItem: string;
         /**
          * @description Body of a create or update. Unknown fields are rejected. On an update (same `restId`), a field
-         *     present replaces the stored value (`""` or `[]` clears it) and a field absent keeps it.
+         *     present replaces the stored value (`""` or `[]` clears it) and a field absent keeps it. Every
+         *     string must be well-formed Unicode without U+0000 (see Conventions).
          */
         ReportInput: {
             clientNames: components["schemas"]["Names"];
@@ -880,7 +886,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description An unknown query parameter (this operation takes none); the message names it. */
+        /** @description An unknown query parameter (this operation takes none), or one whose percent-escapes are not UTF-8; the message names it. */
         OperationsBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -905,7 +911,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is not valid JSON (or nests more than 32 levels deep, or does not decode as its `Content-Encoding` says) or breaks a rule of the schema; the message names the field. Nothing is stored. */
+        /** @description The body is not valid JSON (or nests more than 32 levels deep, or does not decode as its `Content-Encoding` says), breaks a rule of the schema, or holds text that is not well-formed Unicode or holds U+0000; the message names the field. Nothing is stored. */
         AppBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1108,7 +1114,8 @@ export interface operations {
              * @description Missing or invalid API key, malformed JSON (or nested more than 32 levels deep, or not decodable
              *     as its `Content-Encoding` says), or a body that breaks a rule of `ReportInput`
              *     (the message names the field), including `inspectorEmails` that are not users of the company
-             *     (the message lists them). Nothing is stored.
+             *     (the message lists them) and text that is not well-formed Unicode or holds U+0000 (see
+             *     Conventions). Nothing is stored.
              */
             400: {
                 headers: {
@@ -1170,7 +1177,7 @@ export interface operations {
     listReports: {
         parameters: {
             query?: {
-                /** @description Maximum number of reports returned, 1 to 100. */
+                /** @description Maximum number of reports returned, 1 to 100 (a page may hold fewer, see Page size). */
                 limit?: number;
                 /** @description Opaque cursor taken from the `Link` header of the previous page; do not build it yourself. */
                 after?: string;
@@ -1197,7 +1204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"][];
                 };
             };
-            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, or an unknown query parameter. */
+            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1841,7 +1848,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishResult"];
                 };
             };
-            /** @description The body is invalid (`publishedUrl` must be an absolute https URL, `notifyIntegration` a boolean). Nothing changed. */
+            /** @description The body is invalid (`publishedUrl` must be an absolute https URL, `notifyIntegration` a boolean, text well-formed Unicode). Nothing changed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1930,7 +1937,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
-            /** @description `limit` is not an integer from 1 to 100, or an unknown query parameter. */
+            /** @description `limit` is not an integer from 1 to 100, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
                     [name: string]: unknown;

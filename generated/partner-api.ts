@@ -74,6 +74,11 @@ export interface paths {
          *     `Link: </reports?limit=20&after=eyJ...>; rel="next"`: request that address (relative to the base
          *     address) for the next page. The link keeps `limit` and the filters of the request. The last page
          *     has no `next` link. Walking the links visits every report exactly once.
+         *
+         *     **Page size.** A page also stays within about 1 MiB of JSON: it ends before the report that would
+         *     take it past that, with its `Link` to the rest (a page always holds at least one report). So a
+         *     page may hold fewer than `limit` reports while more follow: the absence of the `Link` header is
+         *     the only sign of the last page.
          */
         get: operations["listReports"];
         put?: never;
@@ -182,7 +187,8 @@ export interface components {
         InvoiceItem: string;
         /**
          * @description Body of a create or update. Unknown fields are rejected. On an update (same `restId`), a field
-         *     present replaces the stored value (`""` or `[]` clears it) and a field absent keeps it.
+         *     present replaces the stored value (`""` or `[]` clears it) and a field absent keeps it. Every
+         *     string must be well-formed Unicode without U+0000 (see Conventions).
          */
         ReportInput: {
             clientNames: components["schemas"]["Names"];
@@ -467,7 +473,8 @@ export interface operations {
              * @description Missing or invalid API key, malformed JSON (or nested more than 32 levels deep, or not decodable
              *     as its `Content-Encoding` says), or a body that breaks a rule of `ReportInput`
              *     (the message names the field), including `inspectorEmails` that are not users of the company
-             *     (the message lists them). Nothing is stored.
+             *     (the message lists them) and text that is not well-formed Unicode or holds U+0000 (see
+             *     Conventions). Nothing is stored.
              */
             400: {
                 headers: {
@@ -529,7 +536,7 @@ export interface operations {
     listReports: {
         parameters: {
             query?: {
-                /** @description Maximum number of reports returned, 1 to 100. */
+                /** @description Maximum number of reports returned, 1 to 100 (a page may hold fewer, see Page size). */
                 limit?: number;
                 /** @description Opaque cursor taken from the `Link` header of the previous page; do not build it yourself. */
                 after?: string;
@@ -556,7 +563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"][];
                 };
             };
-            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, or an unknown query parameter. */
+            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
                     [name: string]: unknown;
