@@ -1,7 +1,32 @@
 import type { components, operations } from '../generated/api.js';
 
-export type ReportInput = components['schemas']['ReportInput'];
-export type Report = components['schemas']['Report'];
-export type CreateResult = components['schemas']['CreateResult'];
-export type ErrorBody = components['schemas']['ErrorResponse'];
+/** Every shape the code uses, as openapi.yaml declares it: aliases of the generated types, nothing else. */
+type Schemas = components['schemas'];
+
+export type ErrorBody = Schemas['ErrorResponse'];
+export type Ok = Schemas['Ok'];
+export type OperationalStatus = Schemas['OperationalStatus'];
+
+export type ReportInput = Schemas['ReportInput'];
+export type ApplicationReportInput = Schemas['ApplicationReportInput'];
+export type Report = Schemas['Report'];
+export type PublishedReport = Schemas['PublishedReport'];
+export type CreateResult = Schemas['CreateResult'];
 export type ListReportsQuery = NonNullable<operations['listReports']['parameters']['query']>;
+
+export type CompanyInput = Schemas['CompanyInput'];
+export type Company = Schemas['Company'];
+export type UserInput = Schemas['UserInput'];
+export type User = Schemas['User'];
+export type ApiKeySummary = Schemas['ApiKey'];
+export type CreatedKey = Schemas['CreatedApiKey'];
+
+export type WebhookInput = Schemas['WebhookInput'];
+export type WebhookSettings = Schemas['WebhookSettings'];
+export type IntegrationView = Schemas['Integration'];
+export type SecretRotationInput = Schemas['SecretRotationInput'];
+export type SecretRotation = Schemas['SecretRotation'];
+export type WebhookTestResult = Schemas['WebhookTestResult'];
+export type PublishInput = Schemas['PublishInput'];
+export type PublishResult = Schemas['PublishResult'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];

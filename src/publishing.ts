@@ -1,5 +1,4 @@
-import type { components } from '../generated/api.js';
-import type { Report } from './api-types.js';
+import type { PublishInput, PublishResult, Report } from './api-types.js';
 import type { Pool } from './db/pool.js';
 import { withTransaction } from './db/pool.js';
 import { conflict, HttpError, toHttpError } from './errors.js';
@@ -16,8 +15,6 @@ import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './webhook/notifier.js';
 import { newWebhookId } from './webhook/signing.js';
 
-export type PublishInput = components['schemas']['PublishInput'];
-export type PublishResult = components['schemas']['PublishResult'];
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
 
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */

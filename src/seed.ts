@@ -4,7 +4,6 @@ import { createKey } from './store/api-keys.js';
 import { addUser, countCompanies, createCompany } from './store/companies.js';
 
 export interface DemoAccount {
-  companyId: string;
   inspectorEmail: string;
   apiKey: string;
 }
@@ -17,6 +16,6 @@ export async function seedDemo(pool: Pool): Promise<DemoAccount | undefined> {
     const company = await createCompany(db, 'Demo Inspections');
     const inspector = await addUser(db, company.id, 'Dana Inspector', 'dana@example.com');
     const { key } = await createKey(db, company.id);
-    return { companyId: company.id, inspectorEmail: inspector!.email, apiKey: key };
+    return { inspectorEmail: inspector!.email, apiKey: key };
   });
 }

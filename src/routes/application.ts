@@ -1,22 +1,38 @@
 import { Router, type Response } from 'express';
-import type { components } from '../../generated/api.js';
-import type { Report, ReportInput } from '../api-types.js';
+import type {
+  ApiKeySummary,
+  Company,
+  CompanyInput,
+  CreatedKey,
+  IntegrationView,
+  PublishInput,
+  PublishResult,
+  Report,
+  ReportInput,
+  SecretRotation,
+  SecretRotationInput,
+  User,
+  UserInput,
+  WebhookDelivery,
+  WebhookInput,
+  WebhookSettings,
+  WebhookTestResult,
+} from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { conflict, notFound } from '../errors.js';
-import { publishReport, type PublishInput, type PublishResult } from '../publishing.js';
+import { publishReport } from '../publishing.js';
 import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-keys.js';
 import { addUser, companyExists, createCompany } from '../store/companies.js';
 import { isUuid } from '../store/ids.js';
 import { readIntegration, rotateSecret, setWebhook } from '../store/integrations.js';
 import { startReport } from '../store/publishing.js';
 import { createOrUpdate, findForCompany } from '../store/reports.js';
-import { noWebhookAddress, sendTestDelivery, type WebhookTestResult } from '../test-delivery.js';
+import { noWebhookAddress, sendTestDelivery } from '../test-delivery.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
 import type { Notifier } from '../webhook/notifier.js';
 import { newWebhookSecret } from '../webhook/signing.js';
 import { pageLimit } from './page-limit.js';
 
-type Schemas = components['schemas'];
 const COMPANY = '/internal/companies/:companyId';
 /** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
 const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
@@ -31,22 +47,22 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
     next();
   });
 
-  router.post('/internal/companies', async (req, res: Response<Schemas['Company']>) => {
-    res.status(201).json(await createCompany(db, (req.body as Schemas['CompanyInput']).name));
+  router.post('/internal/companies', async (req, res: Response<Company>) => {
+    res.status(201).json(await createCompany(db, (req.body as CompanyInput).name));
   });
 
-  router.post(`${COMPANY}/users`, async (req, res: Response<Schemas['User']>) => {
-    const { name, email } = req.body as Schemas['UserInput'];
+  router.post(`${COMPANY}/users`, async (req, res: Response<User>) => {
+    const { name, email } = req.body as UserInput;
     const user = await addUser(db, req.params.companyId!, name, email);
     if (!user) throw conflict(`the company already has a user with e-mail ${email}`);
     res.status(201).json(user);
   });
 
-  router.post(`${COMPANY}/api-keys`, async (req, res: Response<Schemas['CreatedApiKey']>) => {
+  router.post(`${COMPANY}/api-keys`, async (req, res: Response<CreatedKey>) => {
     res.status(201).json(await createKey(db, req.params.companyId!));
   });
 
-  router.get(`${COMPANY}/api-keys`, async (req, res: Response<Schemas['ApiKey'][]>) => {
+  router.get(`${COMPANY}/api-keys`, async (req, res: Response<ApiKeySummary[]>) => {
     res.json(await listKeys(db, req.params.companyId!));
   });
 
@@ -56,8 +72,8 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
     res.status(204).end();
   });
 
-  router.put(`${COMPANY}/webhook`, async (req, res: Response<Schemas['WebhookSettings']>) => {
-    const { url } = req.body as Schemas['WebhookInput'];
+  router.put(`${COMPANY}/webhook`, async (req, res: Response<WebhookSettings>) => {
+    const { url } = req.body as WebhookInput;
     res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
   });
 
@@ -65,8 +81,8 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
     res.json(await sendTestDelivery(db, notifier, req.params.companyId!));
   });
 
-  router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<Schemas['SecretRotation']>) => {
-    const { overlapSeconds } = (req.body ?? {}) as Schemas['SecretRotationInput'];
+  router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<SecretRotation>) => {
+    const { overlapSeconds } = (req.body ?? {}) as SecretRotationInput;
     const rotated = await rotateSecret(
       db,
       req.params.companyId!,
@@ -77,7 +93,7 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
     res.json(rotated);
   });
 
-  router.get(`${COMPANY}/integration`, async (req, res: Response<Schemas['Integration']>) => {
+  router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
     res.json(await readIntegration(db, req.params.companyId!));
   });
 
@@ -107,7 +123,7 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
     res.json(result);
   });
 
-  router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<Schemas['WebhookDelivery'][]>) => {
+  router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<WebhookDelivery[]>) => {
     res.json(await listDeliveries(db, req.params.companyId!, pageLimit(req)));
   });
 

@@ -1,9 +1,9 @@
 import { Router, type Response } from 'express';
-import type { components } from '../../generated/api.js';
+import type { Ok } from '../api-types.js';
 
 export function authRouter(): Router {
   const router = Router();
-  router.get('/auth', (_req, res: Response<components['schemas']['Ok']>) => {
+  router.get('/auth', (_req, res: Response<Ok>) => {
     res.json({ result: 'ok' });
   });
   return router;

@@ -1,12 +1,10 @@
 import { Router, type Response } from 'express';
-import type { components } from '../../generated/api.js';
+import type { OperationalStatus } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { pendingMigrations } from '../db/migrate.js';
 import { HttpError } from '../errors.js';
 import { metricsRegistry } from '../metrics.js';
 import { requireAppToken } from '../middleware/app-token.js';
-
-type Status = components['schemas']['OperationalStatus'];
 
 /** Operator endpoints: liveness and readiness probes (no key) and Prometheus metrics (application token). */
 export function operationsRouter(db: Pool, appToken: string): Router {
@@ -15,11 +13,11 @@ export function operationsRouter(db: Pool, appToken: string): Router {
 
   // Alive: the process answers. Deliberately does not touch the database, so a database outage
   // makes instances unready, not restarted.
-  router.get('/healthz', (_req, res: Response<Status>) => {
+  router.get('/healthz', (_req, res: Response<OperationalStatus>) => {
     res.json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req, res: Response<Status>) => {
+  router.get('/readyz', async (_req, res: Response<OperationalStatus>) => {
     const pending = await pendingMigrations(db);
     if (pending.length > 0) throw new HttpError(503, `database migrations not applied: ${pending.join(', ')}`);
     res.json({ status: 'ready' });

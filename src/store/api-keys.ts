@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isUuid } from './ids.js';
+import type { ApiKeySummary, CreatedKey } from '../api-types.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 /** Keys start with a recognisable prefix so that secret scanners can find leaked ones. */
 export const KEY_PREFIX = 'irk_';
@@ -40,13 +42,6 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
   return rows[0];
 }
 
-export interface CreatedKey {
-  id: string;
-  key: string;
-  prefix: string;
-  createdAt: string;
-}
-
 /**
  * Generates a key for the company's active integration, starting one if there is none. When another
  * call starts the integration at the same moment, this statement inserts nothing (its start yields to
@@ -76,27 +71,17 @@ function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: strin
      )
      INSERT INTO api_keys (company_id, integration_id, key_hash, prefix)
      SELECT $1, id, $2, $3 FROM integration
-     RETURNING id, prefix, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`,
+     RETURNING id, prefix, ${isoTimestamp('created_at')} AS "createdAt"`,
     [companyId, hash, prefix],
   );
 }
-
-export interface ApiKeySummary {
-  id: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-/** to_char format of the API's timestamps: ISO 8601 in UTC with milliseconds (after AT TIME ZONE 'UTC'). */
-export const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /** The company's keys, newest first (only the active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
   const { rows } = await db.query<ApiKeySummary>(
     `SELECT id, prefix,
-            to_char(created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "createdAt",
-            to_char(last_used_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "lastUsedAt"
+            ${isoTimestamp('created_at')} AS "createdAt",
+            ${isoTimestamp('last_used_at')} AS "lastUsedAt"
        FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`,
     [companyId],
   );

@@ -1,14 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-
-export interface Company {
-  id: string;
-  name: string;
-}
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-}
+import type { Company, User } from '../api-types.js';
 
 export async function createCompany(db: Queryable, name: string): Promise<Company> {
   const { rows } = await db.query<Company>('INSERT INTO companies (name) VALUES ($1) RETURNING id, name', [name]);

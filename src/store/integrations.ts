@@ -1,10 +1,7 @@
 import type { Queryable } from '../db/pool.js';
-import { ISO_MS, listKeys, type ApiKeySummary } from './api-keys.js';
-
-export interface WebhookSettings {
-  url: string;
-  secret: string;
-}
+import { listKeys } from './api-keys.js';
+import { isoTimestamp } from './iso-timestamp.js';
+import type { IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
 
 /**
  * SQL of the secrets a delivery of integration `alias` signs with, newest first: the current one,
@@ -37,12 +34,6 @@ export async function setWebhook(
   return rows[0]!;
 }
 
-export interface SecretRotation {
-  secret: string;
-  /** null when the overlap is 0: the previous secret stopped signing at once. */
-  previousSecretExpiresAt: string | null;
-}
-
 /**
  * Replaces the signing secret of the company's webhook, keeping the current one signing for
  * overlapSeconds more (by the database clock). A secret still in its overlap is dropped: only the
@@ -63,7 +54,7 @@ export async function rotateSecret(
             webhook_secret = $2
       WHERE company_id = $1 AND revoked_at IS NULL AND webhook_url IS NOT NULL
       RETURNING webhook_secret AS secret,
-                to_char(previous_secret_expires_at AT TIME ZONE 'UTC', ${ISO_MS}) AS "previousSecretExpiresAt"`,
+                ${isoTimestamp('previous_secret_expires_at')} AS "previousSecretExpiresAt"`,
     [companyId, secret, overlapSeconds],
   );
   return rows[0];
@@ -85,20 +76,12 @@ export async function findWebhookTarget(db: Queryable, companyId: string): Promi
   return rows[0];
 }
 
-export interface IntegrationView {
-  active: boolean;
-  webhookUrl: string | null;
-  secret: string | null;
-  previousSecretExpiresAt: string | null;
-  keys: ApiKeySummary[];
-}
-
 /** The company's active integration as Settings > Integrations > REST API shows it. */
 export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
   const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
     `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret,
             CASE WHEN previous_secret_expires_at > now()
-                 THEN to_char(previous_secret_expires_at AT TIME ZONE 'UTC', ${ISO_MS}) END AS "previousSecretExpiresAt"
+                 THEN ${isoTimestamp('previous_secret_expires_at')} END AS "previousSecretExpiresAt"
        FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
     [companyId],
   );

@@ -1,19 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from '../webhook/notifier.js';
 import { SAMPLE_REPORT_ID } from '../webhook/sample-report.js';
-
-export interface DeliveryLogEntry {
-  id: string;
-  reportId: string;
-  webhookId: string;
-  url: string;
-  attemptedAt: string;
-  durationMs: number;
-  httpStatus: number | null;
-  error: string;
-  responseExcerpt: string;
-  test: boolean;
-}
+import type { WebhookDelivery } from '../api-types.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 /** Where one attempt goes: written to the log before it is sent. */
 export interface AttemptTarget {
@@ -64,10 +53,10 @@ export async function completeAttempt(
 }
 
 /** The company's latest attempts, newest first. */
-export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<DeliveryLogEntry[]> {
-  const { rows } = await db.query<DeliveryLogEntry>(
+export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<WebhookDelivery[]> {
+  const { rows } = await db.query<WebhookDelivery>(
     `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test, webhook_id AS "webhookId", url,
-            to_char(attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "attemptedAt",
+            ${isoTimestamp('attempted_at')} AS "attemptedAt",
             duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
        FROM webhook_deliveries WHERE company_id = $1
       ORDER BY attempted_at DESC, id DESC LIMIT $2`,

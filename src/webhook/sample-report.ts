@@ -1,6 +1,4 @@
-import type { components } from '../../generated/api.js';
-
-type PublishedReport = components['schemas']['PublishedReport'];
+import type { PublishedReport } from '../api-types.js';
 
 /**
  * The id of the sample report that test deliveries carry. No report ever has it: report ids come

@@ -30,7 +30,7 @@ describe('database faults', function () {
   const logs = captureLogs('info');
 
   const startDatabase = async () => {
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'), undefined, port);
+    database = await startEmbeddedPostgres(path.join(dir, 'pg'), port);
   };
 
   before(async () => {

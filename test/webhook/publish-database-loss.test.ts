@@ -90,7 +90,7 @@ describe('publishing when the database goes away during the delivery', function 
     expect(retryAfter).to.be.within(1, 10);
     const claimExpired = Date.now() + retryAfter * 1000;
 
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'), undefined, port);
+    database = await startEmbeddedPostgres(path.join(dir, 'pg'), port);
     // Until the claim runs out, the report is still being published.
     await publish().expect(409);
     await sleep(claimExpired - Date.now());
