@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from './logger.js';
 import { rawPathParams } from './route-template.js';
+import { INVOICE_ITEM_SHAPE } from './report-fields.js';
 
 /** The one error type: an HTTP status and a message safe to show the caller. */
 export class HttpError extends Error {
@@ -66,9 +67,7 @@ const FIELD_MESSAGES: Record<string, Record<string, string>> = {
   },
   clientEmails: { pattern: 'must be an e-mail address' },
   agentEmail: { pattern: 'must be an e-mail address' },
-  invoiceItems: {
-    pattern: 'must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"',
-  },
+  invoiceItems: { pattern: INVOICE_ITEM_SHAPE },
   url: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
   publishedUrl: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
   email: { pattern: 'must be an e-mail address' },

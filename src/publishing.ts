@@ -20,7 +20,7 @@ type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>[
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
 const CLAIM_MARGIN_MS = 5_000;
 
-/** DESIGN's rule: the webhook is due only for an API report of a live integration with an address, when confirmed. */
+/** openapi.yaml's rule (PublishResult): the webhook is due only for an API report of a live integration with an address, when confirmed. */
 function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSentReason | undefined {
   if (!notifyIntegration) return 'not_requested';
   if (target.integrationId === null || target.fromRestService === '') return 'created_in_application';

@@ -15,6 +15,9 @@ export interface InvoiceItem {
   priceCents: number;
 }
 
+/** What the API says of an invoice item that has another shape (after the field's name). */
+export const INVOICE_ITEM_SHAPE = 'must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"';
+
 const INVOICE_ITEM = /^(.+?): \$(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
 
 /** Parses "<Description>: $<Price>" ("Sewer scope: $1,250.00"); undefined when it has another shape. */

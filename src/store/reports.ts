@@ -2,8 +2,10 @@ import type { Report, ReportInput } from '../api-types.js';
 import { namedParameters } from '../db/named-parameters.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { badRequest, conflict, type HttpError } from '../errors.js';
-import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../report-fields.js';
+import { formatInvoiceItem, INVOICE_ITEM_SHAPE, joinList, parseInvoiceItem, toList } from '../report-fields.js';
 import type { ListCursor } from './list-cursor.js';
+import { isUuid } from './ids.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
 
@@ -34,8 +36,6 @@ interface ReportRow {
   cursor_created_at: string;
 }
 
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
 /**
  * A report is one row: its inspectors and invoice items are kept on it as displayed (migration 4),
  * so a read is one index probe and a page one index range scan. The reads are named (prepared once
@@ -47,8 +47,8 @@ const REPORT_COLUMNS = `
          r.agent_name, r.agent_email, r.agent_phone, r.notes,
          to_char(r.inspection_date, 'YYYY-MM-DD') AS inspection_date,
          r.from_rest_service, r.rest_id, r.published_url, r.status, r.year_built, r.square_feet,
-         to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_MS}) AS created_at,
-         to_char(r.updated_at AT TIME ZONE 'UTC', ${ISO_MS}) AS updated_at,
+         ${isoTimestamp('r.created_at')} AS created_at,
+         ${isoTimestamp('r.updated_at')} AS updated_at,
          to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at,
          r.inspector_names, r.inspector_emails, r.invoice_descriptions, r.invoice_prices`;
 
@@ -80,12 +80,9 @@ function toReport(row: ReportRow): Report {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isReportId = (id: string): boolean => UUID.test(id);
-
 /** The company's report, or undefined: unknown, malformed and other companies' ids look the same. */
 export async function findForCompany(db: Queryable, companyId: string, id: string): Promise<Report | undefined> {
-  if (!isReportId(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const { rows } = await db.query<ReportRow>({
     name: 'report-by-id',
     text: `SELECT ${REPORT_COLUMNS} FROM reports r WHERE r.company_id = $1 AND r.id = $2`,
@@ -163,10 +160,7 @@ function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
 function parseInvoiceItems(value: ReportInput['invoiceItems']) {
   return toList(value).map((text, i) => {
     const item = parseInvoiceItem(text);
-    if (!item)
-      throw badRequest(
-        `invoiceItems[${i}] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"`,
-      );
+    if (!item) throw badRequest(`invoiceItems[${i}] ${INVOICE_ITEM_SHAPE}`);
     return item;
   });
 }
