@@ -478,7 +478,9 @@ export interface paths {
          *     `http_requests_total` and `http_request_duration_seconds` (by `method`, `route` template and
          *     `status`), `webhook_deliveries_total` (by `outcome`: `sent`, `failed`),
          *     `db_pool_connections_in_use`, `db_pool_connections_idle`, `db_pool_waiting_requests`, and the
-         *     default Node.js process metrics (`process_*`, `nodejs_*`). Each process reports its own values.
+         *     default Node.js process metrics (`process_*`, `nodejs_*`). Each process reports its own values;
+         *     a process with several workers (`WEB_CONCURRENCY`) reports them aggregated over its workers
+         *     (counters, histograms and pool gauges summed).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -2041,7 +2043,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The current metrics of this process. */
+            /** @description The current metrics of this process (of all its workers). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2062,6 +2064,23 @@ export interface operations {
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            /**
+             * @description With several workers only: a worker did not hand its metrics over within 5 seconds (one is
+             *     being replaced or just starting). Scrape again.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "metrics unavailable: Operation timed out."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     reportPublished: {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 /** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
 export interface Config {
@@ -17,6 +18,10 @@ export interface Config {
   readonly databaseConnectTimeoutMs: number;
   /** Server-side limit per SQL statement; 0 sends none (set it on the role instead behind PgBouncer). */
   readonly databaseStatementTimeoutMs: number;
+  /** false: statements are sent unnamed (PgBouncer before 1.21 in transaction mode cannot keep named ones). */
+  readonly databasePreparedStatements: boolean;
+  /** HTTP worker processes behind the one port (node:cluster); 1 serves in this process. */
+  readonly webConcurrency: number;
   /** How long SIGTERM/SIGINT wait for requests in flight before cutting them off. */
   readonly shutdownTimeoutMs: number;
   /** Validate every response against openapi.yaml (on in tests and by default). */
@@ -29,6 +34,7 @@ export interface Config {
   readonly webhookMaxInFlight: number;
 }
 
+const MAX_WORKERS = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export class ConfigError extends Error {}
@@ -67,6 +73,17 @@ function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return entries;
+}
+
+/** WEB_CONCURRENCY: a number of workers, or `auto` for one per core this process may use. */
+function concurrency(env: NodeJS.ProcessEnv): number {
+  const raw = env.WEB_CONCURRENCY;
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
+    throw new ConfigError(`WEB_CONCURRENCY must be auto or an integer from 1 to ${MAX_WORKERS}, got "${raw}"`);
+  }
+  return Number(raw);
 }
 
 function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -112,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000),
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    webConcurrency: concurrency(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),

@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { clusterMetrics } from './cluster.js';
 import type { Pool } from './db/pool.js';
 import { routeTemplate } from './route-template.js';
 
@@ -53,8 +55,8 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** The registry /metrics serves: the process-wide metrics plus gauges of this app's database pool. */
-export function metricsRegistry(pool: Pool): Registry {
+/** This process's registry: the process-wide metrics plus gauges of this app's database pool. */
+function metricsRegistry(pool: Pool): Registry {
   const poolRegistry = new Registry();
   const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({
@@ -77,4 +79,17 @@ export function metricsRegistry(pool: Pool): Registry {
     () => pool.waitingCount,
   );
   return Registry.merge([processRegistry, poolRegistry]);
+}
+
+/**
+ * What /metrics serves: this process's metrics, or in a cluster worker those of every worker, which
+ * the primary collects (each worker hands it its registry here) and aggregates.
+ */
+export function metricsSource(pool: Pool): { contentType: string; text: () => Promise<string> } {
+  const registry = metricsRegistry(pool);
+  if (!cluster.isWorker) return { contentType: registry.contentType, text: () => registry.metrics() };
+  // Constructing one installs prom-client's answer to the primary's requests in this worker.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries(registry);
+  return { contentType: registry.contentType, text: clusterMetrics };
 }

@@ -1,18 +1,16 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp } from './app.js';
+import { startWorkers } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
-import { listen, stopServer } from './http-server.js';
-import { createLogger } from './logger.js';
-import { ApiKeyCache } from './store/api-key-cache.js';
+import { createLogger, type Logger } from './logger.js';
 import { seedDemo } from './seed.js';
-import { createNotifier } from './webhook/notifier.js';
 
 const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
 const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
@@ -31,6 +29,34 @@ async function localCredentials(): Promise<LocalCredentials> {
   return credentials;
 }
 
+/** Stops gracefully on SIGTERM and SIGINT (once), then exits 0; exits 1 if stopping fails. */
+function onShutdownSignal(logger: Logger, stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    stop(signal).then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+/** A cluster worker: serves with the database and token its primary put in its environment. */
+async function runWorker(config: Config, logger: Logger): Promise<void> {
+  const { serve } = await import('./serve.js');
+  const service = await serve(config, config.databaseUrl!, config.appToken!, logger);
+  onShutdownSignal(logger, (signal) => service.stop(signal));
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -43,6 +69,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  if (cluster.isWorker) return runWorker(config, logger);
 
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
@@ -56,40 +83,49 @@ async function main(): Promise<void> {
   }
 
   await runMigrations(config.migrationDatabaseUrl ?? databaseUrl);
-  const db = createPool({
-    connectionString: databaseUrl,
-    max: config.databasePoolMax,
-    connectionTimeoutMillis: config.databaseConnectTimeoutMs,
-    statementTimeoutMillis: config.databaseStatementTimeoutMs,
-  });
-
   if (credentials) {
-    const demo = await seedDemo(db);
-    if (demo) {
-      credentials = { ...credentials, demoApiKey: demo.apiKey, demoInspectorEmail: demo.inspectorEmail };
-      await writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+    const seeding = createPool({ connectionString: databaseUrl, max: 1 });
+    try {
+      const demo = await seedDemo(seeding);
+      if (demo) {
+        credentials = { ...credentials, demoApiKey: demo.apiKey, demoInspectorEmail: demo.inspectorEmail };
+        await writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+      }
+    } finally {
+      await seeding.end();
     }
   }
 
   const appToken = config.appToken ?? credentials?.appToken;
   if (appToken === undefined) throw new Error('no application token: set APP_TOKEN');
-  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
-  const notifier = createNotifier({
-    allowedCidrs: config.webhookAllowedCidrs,
-    timeoutMs: config.webhookTimeoutMs,
-    maxInFlight: config.webhookMaxInFlight,
+
+  // Migrations, the seed and the embedded PostgreSQL happen once, here; then either this process
+  // serves, or the workers do (each with its own pool and key cache), and this one supervises them.
+  let stopServing: (signal: string) => Promise<void>;
+  let port: number;
+  if (config.webConcurrency > 1) {
+    const workers = startWorkers({
+      workers: config.webConcurrency,
+      // The workers read their configuration from the environment, as this process did.
+      env: { DATABASE_URL: databaseUrl, APP_TOKEN: appToken },
+      logger,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+    });
+    stopServing = () => workers.stop();
+    port = await workers.listening;
+  } else {
+    const { serve } = await import('./serve.js');
+    const service = await serve(config, databaseUrl, appToken, logger);
+    stopServing = (signal) => service.stop(signal);
+    port = Number(new URL(service.baseUrl).port);
+  }
+  onShutdownSignal(logger, async (signal) => {
+    await stopServing(signal);
+    await embedded?.stop();
   });
-  // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
-  // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
-  const apiKeys = new ApiKeyCache({ db, connectionString: config.migrationDatabaseUrl ?? databaseUrl });
-  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier, apiKeys });
-  const server = await listen(app, config.port, config.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ baseUrl }, 'listening');
 
   if (credentials) {
+    const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // Printed for the person at the terminal, not written to the log stream.
     process.stdout.write(
       [
@@ -109,37 +145,6 @@ async function main(): Promise<void> {
         .join('\n'),
     );
   }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const drained = stopServer(server, config.shutdownTimeoutMs);
-    // Logged once the listening socket is closed: from here on new connections are refused.
-    logger.info(
-      { signal, timeoutMs: config.shutdownTimeoutMs },
-      'shutting down: refusing new connections, finishing requests in flight',
-    );
-    if (!(await drained)) {
-      logger.warn(
-        { timeoutMs: config.shutdownTimeoutMs },
-        'requests still running at SHUTDOWN_TIMEOUT_MS were cut off',
-      );
-    }
-    await apiKeys.close();
-    await db.end();
-    await embedded?.stop();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    shutdown(signal).catch((err: unknown) => {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    });
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
 }
 
 main().catch((err: unknown) => {

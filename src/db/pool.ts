@@ -11,6 +11,24 @@ export interface PoolOptions {
   connectionTimeoutMillis?: number;
   /** Server-side limit per statement; 0 sends none (PgBouncer refuses it as a startup parameter). */
   statementTimeoutMillis?: number;
+  /**
+   * false: every statement is sent unnamed, so none is kept on the server connection. For PgBouncer
+   * before 1.21 in transaction mode, where consecutive transactions of one client run on different
+   * server connections, and a statement prepared on one is unknown on the next.
+   */
+  preparedStatements?: boolean;
+}
+
+/**
+ * A client that drops the `name` of every query config: the stores name their statements (prepared
+ * once per connection), and this one switch turns all of them into unnamed ones, planned each time.
+ */
+class UnnamedStatementClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const config = args[0];
+    if (typeof config === 'object' && config !== null && 'name' in config) args[0] = { ...config, name: undefined };
+    return Reflect.apply(super.query, this, args) as never;
+  }
 }
 
 export function createPool({
@@ -18,8 +36,10 @@ export function createPool({
   max = 10,
   connectionTimeoutMillis = 5000,
   statementTimeoutMillis = 15_000,
+  preparedStatements = true,
 }: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
+    ...(preparedStatements ? {} : { Client: UnnamedStatementClient }),
     connectionString,
     max,
     connectionTimeoutMillis,

@@ -3,13 +3,13 @@ import type { OperationalStatus } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { pendingMigrations } from '../db/migrate.js';
 import { HttpError } from '../errors.js';
-import { metricsRegistry } from '../metrics.js';
+import { metricsSource } from '../metrics.js';
 import { requireAppToken } from '../middleware/app-token.js';
 
 /** Operator endpoints: liveness and readiness probes (no key) and Prometheus metrics (application token). */
 export function operationsRouter(db: Pool, appToken: string): Router {
   const router = Router();
-  const registry = metricsRegistry(db);
+  const metrics = metricsSource(db);
 
   // Alive: the process answers. Deliberately does not touch the database, so a database outage
   // makes instances unready, not restarted.
@@ -24,7 +24,14 @@ export function operationsRouter(db: Pool, appToken: string): Router {
   });
 
   router.get('/metrics', requireAppToken(appToken), async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
+    let text: string;
+    try {
+      text = await metrics.text();
+    } catch (err) {
+      // Only in a cluster: a worker did not answer the primary in time (one just died or is starting).
+      throw new HttpError(503, `metrics unavailable: ${(err as Error).message}`);
+    }
+    res.type(metrics.contentType).send(text);
   });
 
   return router;

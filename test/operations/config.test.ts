@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool } from '../../src/db/pool.js';
@@ -34,12 +35,24 @@ describe('operational configuration', () => {
     });
   });
 
+  it('runs one worker with prepared statements by default; WEB_CONCURRENCY=auto is one per core', () => {
+    expect(loadConfig(base)).to.include({ webConcurrency: 1, databasePreparedStatements: true });
+    expect(loadConfig({ ...base, WEB_CONCURRENCY: '4', DATABASE_PREPARED_STATEMENTS: 'false' })).to.include({
+      webConcurrency: 4,
+      databasePreparedStatements: false,
+    });
+    expect(loadConfig({ ...base, WEB_CONCURRENCY: 'auto' }).webConcurrency).to.equal(availableParallelism());
+  });
+
   it('refuses bad values, naming the variable', () => {
     const refused: [Record<string, string>, RegExp][] = [
       [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be an integer from 1 to 1000/],
       [{ DATABASE_CONNECT_TIMEOUT_MS: '5s' }, /^DATABASE_CONNECT_TIMEOUT_MS /],
       [{ DATABASE_STATEMENT_TIMEOUT_MS: '-1' }, /^DATABASE_STATEMENT_TIMEOUT_MS /],
       [{ SHUTDOWN_TIMEOUT_MS: '1e4' }, /^SHUTDOWN_TIMEOUT_MS /],
+      [{ WEB_CONCURRENCY: '0' }, /^WEB_CONCURRENCY must be auto or an integer from 1 to 64, got "0"/],
+      [{ WEB_CONCURRENCY: 'max' }, /^WEB_CONCURRENCY /],
+      [{ DATABASE_PREPARED_STATEMENTS: 'no' }, /^DATABASE_PREPARED_STATEMENTS must be true or false/],
       [
         { DATABASE_MIGRATION_URL: 'mysql://db/intake' },
         /^DATABASE_MIGRATION_URL must be a postgres:\/\/ or postgresql:\/\/ URL/,

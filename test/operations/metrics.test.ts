@@ -4,6 +4,7 @@ import { createPool } from '../../src/db/pool.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, app, appDeps, databaseUrl, newCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
+import { sample } from '../support/metrics.js';
 
 const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
 
@@ -14,16 +15,6 @@ async function scrape(target = app()): Promise<string> {
     .expect(200)
     .expect('Content-Type', /^text\/plain; version=0\.0\.4/);
   return res.text;
-}
-
-/** The value of one series ("name{label=...}"), 0 when the series is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split('\n').find((l) => {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(l);
-    return match?.[1] === name && wanted.every((w) => (match[2] ?? '').split(',').includes(w));
-  });
-  return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 
 describe('GET /metrics', () => {

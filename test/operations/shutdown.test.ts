@@ -1,30 +1,15 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
-import { startServer, type RunningServer } from '../support/server-process.js';
+import { refusesConnections, startServer, type RunningServer } from '../support/server-process.js';
 import { buildProduction } from '../../scripts/production-build.js';
-
-/** Whether a new TCP connection to the port is refused. */
-function refusesConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
-}
 
 describe('graceful shutdown of a real server process', function () {
   this.timeout(90_000);
   let server: RunningServer | undefined;
 
-  afterEach(() => {
-    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
-  });
+  afterEach(() => server?.kill());
 
   it('on SIGTERM refuses new connections, finishes the request in flight, then exits 0', async () => {
     const { key, companyId } = await newCompany();

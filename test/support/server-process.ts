@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,19 +10,33 @@ import type { LogEntry } from './logs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(
+      readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ')[1],
+    );
+  } catch {
+    return undefined;
+  }
+}
+
 export interface RunningServer {
   child: ChildProcess;
   baseUrl: string;
   port: number;
   logs: LogEntry[];
-  /** Resolves with the first log line that has this message. */
-  logged(msg: string | RegExp): Promise<LogEntry>;
+  /** Resolves with the first log line that has this message (and these fields). */
+  logged(msg: string | RegExp, fields?: Record<string, unknown>): Promise<LogEntry>;
   exited: Promise<number | null>;
+  /** SIGKILLs the process, if it still runs, and its workers that logged (by pid). */
+  kill(): void;
 }
 
 /**
  * Starts the server on a free port against the test database: `node --import tsx src/server.ts` as
- * `npm start` does, or the given node arguments.
+ * `npm start` does, or the given node arguments; `env` is added to the environment.
  */
 export async function startServer(
   args = ['--import', 'tsx', 'src/server.ts'],
@@ -48,8 +64,10 @@ export async function startServer(
     for (const w of waiters.filter((w) => w.match(entry))) w.resolve(entry);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const logged = (msg: string | RegExp) => {
-    const match = (e: LogEntry) => (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg));
+  const logged = (msg: string | RegExp, fields: Record<string, unknown> = {}) => {
+    const match = (e: LogEntry) =>
+      (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg)) &&
+      Object.entries(fields).every(([k, v]) => e[k] === v);
     const seen = logs.find(match);
     if (seen) return Promise.resolve(seen);
     return Promise.race([
@@ -58,6 +76,14 @@ export async function startServer(
         throw new Error(`the server exited (${code}) before logging "${msg}"`);
       }),
     ]);
+  };
+  const kill = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // Its workers first (still its children, so no other process's pid), then the process itself.
+    for (const pid of new Set(logs.map((e) => e.pid))) {
+      if (typeof pid === 'number' && pid !== child.pid && parentOf(pid) === child.pid) process.kill(pid, 'SIGKILL');
+    }
+    child.kill('SIGKILL');
   };
   // Bounded, and never leaves the process behind: the caller has nothing to stop until this returns.
   const timer = new AbortController();
@@ -68,10 +94,22 @@ export async function startServer(
   try {
     baseUrl = String((await Promise.race([logged('listening'), timeout])).baseUrl);
   } catch (err) {
-    child.kill('SIGKILL');
+    kill();
     throw err;
   } finally {
     timer.abort();
   }
-  return { child, baseUrl, port: Number(new URL(baseUrl).port), logs, logged, exited };
+  return { child, baseUrl, port: Number(new URL(baseUrl).port), logs, logged, exited, kill };
+}
+
+/** Whether a new TCP connection to the port is refused. */
+export function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
 }

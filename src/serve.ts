@@ -1,0 +1,62 @@
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { createPool } from './db/pool.js';
+import { listen, stopServer } from './http-server.js';
+import type { Logger } from './logger.js';
+import { ApiKeyCache } from './store/api-key-cache.js';
+import { createNotifier } from './webhook/notifier.js';
+
+export interface Service {
+  baseUrl: string;
+  /** Graceful stop: refuse new connections, finish requests in flight, close the key cache and the pool. */
+  stop(signal: string): Promise<void>;
+}
+
+/**
+ * Serves HTTP in this process against a migrated database: the pool, the key cache, the app, the
+ * listening socket. The process that runs alone serves, and so does each cluster worker (see cluster.ts).
+ */
+export async function serve(config: Config, databaseUrl: string, appToken: string, logger: Logger): Promise<Service> {
+  const db = createPool({
+    connectionString: databaseUrl,
+    max: config.databasePoolMax,
+    connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+    statementTimeoutMillis: config.databaseStatementTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
+  });
+  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
+  const notifier = createNotifier({
+    allowedCidrs: config.webhookAllowedCidrs,
+    timeoutMs: config.webhookTimeoutMs,
+    maxInFlight: config.webhookMaxInFlight,
+  });
+  // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
+  // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
+  const apiKeys = new ApiKeyCache({ db, connectionString: config.migrationDatabaseUrl ?? databaseUrl });
+  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier, apiKeys });
+  const server = await listen(app, config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ baseUrl }, 'listening');
+
+  return {
+    baseUrl,
+    async stop(signal) {
+      const drained = stopServer(server, config.shutdownTimeoutMs);
+      // Logged once the listening socket is closed: from here on new connections are refused.
+      logger.info(
+        { signal, timeoutMs: config.shutdownTimeoutMs },
+        'shutting down: refusing new connections, finishing requests in flight',
+      );
+      if (!(await drained)) {
+        logger.warn(
+          { timeoutMs: config.shutdownTimeoutMs },
+          'requests still running at SHUTDOWN_TIMEOUT_MS were cut off',
+        );
+      }
+      await apiKeys.close();
+      await db.end();
+    },
+  };
+}
