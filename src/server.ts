@@ -29,6 +29,33 @@ async function localCredentials(): Promise<LocalCredentials> {
   return credentials;
 }
 
+/**
+ * One connection as the pool opens them, before serving. PgBouncer refuses statement_timeout as a
+ * startup parameter, which would fail every request; any other failure (the database is down) is
+ * what requests answer 503 for until it is back.
+ */
+async function checkPoolConnection(config: Config, databaseUrl: string): Promise<void> {
+  const probe = createPool({
+    connectionString: databaseUrl,
+    max: 1,
+    connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+    statementTimeoutMillis: config.databaseStatementTimeoutMs,
+  });
+  try {
+    await probe.query('SELECT 1');
+  } catch (err) {
+    if (/unsupported startup parameter: statement_timeout/.test(String(err))) {
+      throw new ConfigError(
+        'DATABASE_STATEMENT_TIMEOUT_MS: the server at DATABASE_URL (PgBouncer) refuses statement_timeout as a ' +
+          'startup parameter; set DATABASE_STATEMENT_TIMEOUT_MS=0 and put the timeout on the database role ' +
+          "(ALTER ROLE … SET statement_timeout = '15s')",
+      );
+    }
+  } finally {
+    await probe.end();
+  }
+}
+
 /** Stops gracefully on SIGTERM and SIGINT (once), then exits 0; exits 1 if stopping fails. */
 function onShutdownSignal(logger: Logger, stop: (signal: string) => Promise<void>): void {
   let stopping = false;
@@ -83,6 +110,7 @@ async function main(): Promise<void> {
   }
 
   await runMigrations(config.migrationDatabaseUrl ?? databaseUrl);
+  await checkPoolConnection(config, databaseUrl);
   if (credentials) {
     const seeding = createPool({ connectionString: databaseUrl, max: 1 });
     try {
@@ -148,6 +176,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('Start-up failed:', err instanceof Error ? err.message : err);
+  if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`);
+  else console.error('Start-up failed:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

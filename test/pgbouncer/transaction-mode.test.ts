@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import pg from 'pg';
+import type { Response } from 'supertest';
+import { APP_TOKEN, api, databaseUrl, newCompany, reportInput, unique } from '../support/harness.js';
+import { hasPgBouncer, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { startServer, type RunningServer } from '../support/server-process.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
+const INSPECTOR = { name: 'Dana Inspector', email: 'dana@example.com' };
+
+/** The answers a process logged with status 5xx. */
+const failures = (server: RunningServer) =>
+  server.logs.filter((e) => e.msg === 'request completed' && Number(e.status) >= 500);
+
+describe('behind PgBouncer 1.18 in transaction mode', function () {
+  this.timeout(120_000);
+  let bouncer: PgBouncer | undefined;
+  let servers: RunningServer[] = [];
+
+  before(async () => {
+    if (!hasPgBouncer()) throw new Error('pgbouncer is not installed (Debian: apt-get install -y pgbouncer)');
+    bouncer = await startPgBouncer(databaseUrl());
+  });
+
+  afterEach(() => {
+    for (const server of servers) server.kill();
+    servers = [];
+  });
+
+  after(async () => {
+    await bouncer?.stop();
+  });
+
+  /** A service process with its pool through PgBouncer and its migrations and LISTEN direct. */
+  async function startBehindBouncer(env: Record<string, string> = {}): Promise<RunningServer> {
+    const server = await startServer(undefined, {
+      DATABASE_URL: bouncer!.url,
+      DATABASE_MIGRATION_URL: databaseUrl(),
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      ...env,
+    });
+    servers.push(server);
+    return server;
+  }
+
+  it('two processes with DATABASE_PREPARED_STATEMENTS=false: creates, restId updates across them, paging, gets and revocation, no 5xx', async () => {
+    const a = await startBehindBouncer({ DATABASE_PREPARED_STATEMENTS: 'false' });
+    const b = await startBehindBouncer({ DATABASE_PREPARED_STATEMENTS: 'false' });
+    const [apiA, apiB] = [api(a.baseUrl), api(b.baseUrl)];
+    const { key, companyId } = await newCompany([INSPECTOR]);
+
+    // Creates, alternating between the processes, concurrently so that transactions share server connections.
+    const restIds = Array.from({ length: 12 }, () => unique('crm'));
+    const created = await Promise.all(
+      restIds.map((restId, i) =>
+        (i % 2 ? apiB : apiA)
+          .post('/reports/new')
+          .set('X-API-KEY', key)
+          .send(
+            reportInput({
+              restId,
+              inspectionDate: `2026-03-${String(10 + i).padStart(2, '0')}`,
+              inspectorEmails: INSPECTOR.email,
+              invoiceItems: ['Home inspection: $450'],
+            }),
+          )
+          .expect(200),
+      ),
+    );
+    const ids = created.map((res) => (res.body as { id: string }).id);
+
+    // Each report updated by restId through the process that did not create it: the same report.
+    const updated = await Promise.all(
+      restIds.map((restId, i) =>
+        (i % 2 ? apiA : apiB)
+          .post('/reports/new')
+          .set('X-API-KEY', key)
+          .send(reportInput({ restId, inspectionDate: `2026-03-${String(10 + i).padStart(2, '0')}`, notes: 'updated' }))
+          .expect(200),
+      ),
+    );
+    expect(updated.map((res) => (res.body as { id: string }).id)).to.deep.equal(ids);
+
+    // Paging through the Link header, each page from the other process: every report once, newest first.
+    const listed: { id: string; inspectorNotes: string }[] = [];
+    let next: string | undefined = '/reports?limit=5';
+    for (let page = 0; next && page < 10; page++) {
+      const res: Response = await (page % 2 ? apiB : apiA).get(next).set('X-API-KEY', key).expect(200);
+      listed.push(...(res.body as { id: string; inspectorNotes: string }[]));
+      next = /<([^>]+)>; rel="next"/.exec(res.headers.link ?? '')?.[1];
+    }
+    expect(listed.map((r) => r.id)).to.deep.equal([...ids].reverse());
+    expect(listed.every((r) => r.inspectorNotes === 'updated')).to.equal(true);
+
+    // Gets, concurrently, through both.
+    const reads = await Promise.all(
+      ids.flatMap((id) => [apiA, apiB].map((target) => target.get(`/reports/${id}`).set('X-API-KEY', key).expect(200))),
+    );
+    expect(reads.map((res) => (res.body as { inspectorName: string }).inspectorName)).to.deep.equal(
+      ids.flatMap(() => [INSPECTOR.name, INSPECTOR.name]),
+    );
+
+    // Revocation through one process is refused by the other on its very next request.
+    await apiA.get('/auth').set('X-API-KEY', key).expect(200);
+    await apiB.get('/auth').set('X-API-KEY', key).expect(200);
+    const keys = await apiA.get(`/internal/companies/${companyId}/api-keys`).set(bearer).expect(200);
+    await apiA
+      .delete(`/internal/companies/${companyId}/api-keys/${(keys.body as { id: string }[])[0]!.id}`)
+      .set(bearer)
+      .expect(204);
+    await apiB.get('/auth').set('X-API-KEY', key).expect(400);
+    await apiA.get('/auth').set('X-API-KEY', key).expect(400);
+
+    expect([...failures(a), ...failures(b)]).to.deep.equal([]);
+  });
+
+  it('named (prepared) statements, the default, fail there: the reason for DATABASE_PREPARED_STATEMENTS=false', async () => {
+    const a = await startBehindBouncer();
+    const b = await startBehindBouncer();
+    const { key } = await newCompany();
+    const { body } = await api(a.baseUrl).post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    const statuses: number[] = [];
+    for (let round = 0; round < 10 && !statuses.some((s) => s >= 500); round++) {
+      const answers = await Promise.all(
+        [a, b, a, b, a, b].map((server) =>
+          fetch(`${server.baseUrl}/reports/${(body as { id: string }).id}`, { headers: { 'X-API-KEY': key } }),
+        ),
+      );
+      statuses.push(...answers.map((res) => res.status));
+    }
+    expect(statuses).to.include(500);
+  });
+
+  it('refuses statement_timeout as a startup parameter: the service says so at start-up instead of failing every request', async () => {
+    const client = new pg.Client({ connectionString: bouncer!.url, statement_timeout: 15_000 });
+    const error = await client.connect().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await client.end().catch(() => undefined);
+    expect(String(error)).to.match(/unsupported startup parameter: statement_timeout/);
+
+    // The default DATABASE_STATEMENT_TIMEOUT_MS through PgBouncer: start-up stops, naming the variable.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: bouncer!.url, DATABASE_MIGRATION_URL: databaseUrl(), APP_TOKEN, PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    clearTimeout(killer);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(
+      /^Configuration error: DATABASE_STATEMENT_TIMEOUT_MS: the server at DATABASE_URL \(PgBouncer\) refuses statement_timeout as a startup parameter; set DATABASE_STATEMENT_TIMEOUT_MS=0/,
+    );
+  });
+});
