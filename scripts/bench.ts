@@ -15,8 +15,9 @@
  * Environment (all optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds,
  * default 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (reports in the large company, default
  * 1000000), BENCH_OUT (default bench-results.json), BENCH_CPU_PROF (a directory: the service writes
- * a V8 CPU profile there on exit), BENCH_ONLY (comma-separated case names); VALIDATE_RESPONSES and
- * DATABASE_POOL_MAX are passed to the service.
+ * a V8 CPU profile there on exit), BENCH_ONLY (comma-separated case names), BENCH_WORKERS (default 2:
+ * every service case is driven again, right after, against the service with that many workers,
+ * WEB_CONCURRENCY; 1: not); VALIDATE_RESPONSES and DATABASE_POOL_MAX are passed to the service.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +44,7 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
 const SMALL = 1_000;
 const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
 const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
+const WORKERS = Number(env.BENCH_WORKERS ?? 2);
 const ONLY = env.BENCH_ONLY?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -122,6 +124,20 @@ function memory(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
+/** Resident set size of a process and its children (the workers) in MB. */
+function treeRss(parent: number): number {
+  let total = memory(parent).rss;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (statFields(entry)[1] === parent) total += memory(Number(entry)).rss;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
 /** The fields of /proc/PID/stat after the command name: [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
 function statFields(pid: number | string): number[] {
   return readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -130,29 +146,19 @@ function statFields(pid: number | string): number[] {
     .map(Number);
 }
 
-/** CPU seconds (user + system) a process has used; 0 once it is gone. Clock ticks are USER_HZ = 100. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = statFields(pid);
-    return (fields[11]! + fields[12]!) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 /**
- * CPU seconds used by the PostgreSQL server: the postmaster, its live backends, and the backends that
- * have exited (the postmaster's cutime and cstime), so that a backend ending during a case does not
- * take its time with it.
+ * CPU seconds used by a process and its children (PostgreSQL's postmaster and backends, the service's
+ * workers): its own, its live children's, and those of the children that have exited (its cutime and
+ * cstime), so that a backend ending during a case does not take its time with it.
  */
-function postgresCpuSeconds(postmaster: number): number {
-  const own = statFields(postmaster);
+function treeCpuSeconds(parent: number): number {
+  const own = statFields(parent);
   let total = (own[11]! + own[12]! + own[13]! + own[14]!) / 100;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const child = statFields(entry);
-      if (child[1] === postmaster) total += (child[11]! + child[12]!) / 100;
+      if (child[1] === parent) total += (child[11]! + child[12]!) / 100;
     } catch {
       // exited meanwhile
     }
@@ -163,7 +169,8 @@ function postgresCpuSeconds(postmaster: number): number {
 // ---------------------------------------------------------------------------------------------
 // Cases.
 
-type Target = 'bare' | 'service' | 'straightforward';
+/** `workers`: the service again, with BENCH_WORKERS workers behind its port (WEB_CONCURRENCY). */
+type Target = 'bare' | 'service' | 'straightforward' | 'workers';
 
 interface Case {
   name: string;
@@ -335,18 +342,30 @@ async function main(): Promise<void> {
     ['--import', 'tsx', 'scripts/bench-straightforward/server.ts'],
     { DATABASE_URL: database.url, PORT: String(straightforwardPort), LOG_LEVEL: 'warn' },
   );
+  const workersPort = await freePort();
+  const workers = startChild('workers', productionArgs, {
+    DATABASE_URL: database.url,
+    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+    PORT: String(workersPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    WEB_CONCURRENCY: String(WORKERS),
+  });
   const urls: Record<Target, string> = {
     bare: `http://127.0.0.1:${barePort}`,
     service: serviceUrl,
     straightforward: `http://127.0.0.1:${straightforwardPort}`,
+    workers: `http://127.0.0.1:${workersPort}`,
   };
   const pids: Record<Target, number> = {
     bare: bare.pid!,
     service: service.pid!,
     straightforward: straightforward.pid!,
+    workers: workers.pid!,
   };
   await waitUntilUp(`${urls.bare}/report`);
   await waitUntilUp(`${urls.straightforward}/auth`, smallHeaders);
+  await waitUntilUp(`${urls.workers}/auth`, smallHeaders);
 
   let counter = 0;
   const json = { 'content-type': 'application/json' };
@@ -417,13 +436,13 @@ async function main(): Promise<void> {
     const url = urls[target];
     const pid = pids[target];
     if (WARMUP > 0) await drive(url, c, WARMUP);
-    let peak = memory(pid).rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 200);
-    const cpuBefore = { server: cpuSeconds(pid), postgres: postgresCpuSeconds(postmaster), at: Date.now() };
+    let peak = treeRss(pid);
+    const sampler = setInterval(() => (peak = Math.max(peak, treeRss(pid))), 200);
+    const cpuBefore = { server: treeCpuSeconds(pid), postgres: treeCpuSeconds(postmaster), at: Date.now() };
     const result = await drive(url, c, DURATION);
     const elapsed = (Date.now() - cpuBefore.at) / 1000;
-    const serverCpuPct = ((cpuSeconds(pid) - cpuBefore.server) / elapsed) * 100;
-    const postgresCpuPct = ((postgresCpuSeconds(postmaster) - cpuBefore.postgres) / elapsed) * 100;
+    const serverCpuPct = ((treeCpuSeconds(pid) - cpuBefore.server) / elapsed) * 100;
+    const postgresCpuPct = ((treeCpuSeconds(postmaster) - cpuBefore.postgres) / elapsed) * 100;
     clearInterval(sampler);
     const row: Row = {
       case: c.name,
@@ -434,7 +453,7 @@ async function main(): Promise<void> {
       ofBare: null,
       errors: result.errors + result.timeouts + result.non2xx,
       requests: result.requests.total,
-      peakRssMb: Math.max(peak, memory(pid).rss),
+      peakRssMb: Math.max(peak, treeRss(pid)),
       serverCpuPct,
       postgresCpuPct,
     };
@@ -458,6 +477,8 @@ async function main(): Promise<void> {
         : ['straightforward', 'service'];
     if (c.compared) serviceFirst = !serviceFirst;
     for (const target of order) await run(c, target);
+    // Right after the single process, so that the two see the same machine.
+    if (WORKERS > 1) await run(c, 'workers');
   }
   await run(bareCase, 'bare');
 
@@ -465,10 +486,13 @@ async function main(): Promise<void> {
   const bareRps = bareRows.reduce((sum, r) => sum + r.requestsPerSec, 0) / bareRows.length;
   for (const row of rows) row.ofBare = bareRps > 0 ? row.requestsPerSec / bareRps : null;
 
-  const peakRssMb = Object.fromEntries((Object.keys(pids) as Target[]).map((t) => [t, memory(pids[t]).hwm])) as Record<
-    Target,
-    number
-  >;
+  // The high-water mark of one process, or the highest sum over the workers sampled during a case.
+  const peakRssMb = Object.fromEntries(
+    (Object.keys(pids) as Target[]).map((t) => [
+      t,
+      Math.max(memory(pids[t]).hwm, ...rows.filter((r) => r.target === t).map((r) => r.peakRssMb)),
+    ]),
+  ) as Record<Target, number>;
   const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
   const comparison = COMPARED.filter((c) => rowOf('service', c.case) && rowOf('straightforward', c.case)).map((c) => {
     const service = rowOf('service', c.case)!;
@@ -497,7 +521,14 @@ async function main(): Promise<void> {
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = peakRssMb.service <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
 
-  await Promise.all([bare, straightforward, service].map(stopChild));
+  await Promise.all([bare, straightforward, service, workers].map(stopChild));
+  // Requests/s with the workers over the single process, case by case.
+  const scaleOut = Object.fromEntries(
+    cases.flatMap((c) => {
+      const [one, many] = [rowOf('service', c.name), rowOf('workers', c.name)];
+      return one && many && one.requestsPerSec > 0 ? [[c.name, many.requestsPerSec / one.requestsPerSec]] : [];
+    }),
+  );
 
   const report = {
     date: new Date().toISOString(),
@@ -521,6 +552,8 @@ async function main(): Promise<void> {
     peakRssMb,
     bareRequestsPerSec: bareRps,
     comparison,
+    workers: WORKERS,
+    scaleOut,
     results: rows,
     listP99Ratio1Mto1k: listSmall && listLarge ? listLarge / listSmall : null,
     targets,
@@ -553,6 +586,14 @@ async function main(): Promise<void> {
       `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`,
   );
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
+  if (Object.keys(scaleOut).length > 0) {
+    console.log(
+      `${WORKERS} workers (peak RSS ${peakRssMb.workers.toFixed(0)} MB in all) / 1 process, requests/s: ` +
+        Object.entries(scaleOut)
+          .map(([name, ratio]) => `${name} ${ratio.toFixed(2)}`)
+          .join(', '),
+    );
+  }
   console.log(
     `machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${process.version}, ` +
       `load ${report.machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}; ` +
