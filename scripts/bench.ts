@@ -24,13 +24,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { createStraightforwardSchema } from './bench-straightforward/schema.js';
 import { seedCompany } from './bench-seed.js';
@@ -71,17 +70,6 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startChild(name: string, args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, {

@@ -32,7 +32,7 @@ export interface WorkersOptions {
 }
 
 export interface Workers {
-  /** The port, once the first worker listens. */
+  /** The port, once the first worker listens; rejects when a worker dies before any listens. */
   listening: Promise<number>;
   /** Graceful stop of every worker (each drains its requests as a single process does); replaces none. */
   stop(): Promise<void>;
@@ -62,8 +62,24 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
     );
   });
 
+  let listened = false;
+  let failStart: (err: Error) => void = () => undefined;
+  const listening = new Promise<number>((resolve, reject) => {
+    failStart = reject;
+    cluster.once('listening', (_worker, { port }) => {
+      listened = true;
+      resolve(port);
+    });
+  });
+
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (!listened) {
+      // Dying before any worker listens is a start-up failure (a port in use, say), not a crash to retry.
+      stopping = true;
+      failStart(new Error(`a worker exited (${signal ?? `code ${code}`}) before listening`));
+      return;
+    }
     const now = Date.now();
     while (deaths.length > 0 && deaths[0]! < now - CRASH_WINDOW_MS) deaths.shift();
     deaths.push(now);
@@ -76,7 +92,6 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
     restarts.add(timer);
   });
 
-  const listening = new Promise<number>((resolve) => cluster.once('listening', (_worker, { port }) => resolve(port)));
   for (let i = 0; i < workers; i++) fork();
   logger.info({ workers }, 'started workers');
 

@@ -13,7 +13,8 @@ export interface EmbeddedDatabase {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
-async function freePort(): Promise<number> {
+/** A TCP port free on the loopback address now (for servers the project starts, tests and the bench). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

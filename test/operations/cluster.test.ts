@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { APP_TOKEN, api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
@@ -62,6 +63,33 @@ describe('WEB_CONCURRENCY: workers of one port (node:cluster)', function () {
     for (let i = 0; i < 10; i++) answeredBy.add(await authOnNewConnection(server, key));
     expect(answeredBy).to.include(replacement);
     expect(answeredBy).not.to.include(victim);
+
+    // A second death within the minute waits twice as long before its replacement (no spinning crash loop).
+    expect(exit).to.include({ restartInMs: 100 });
+    process.kill(replacement!, 'SIGKILL');
+    expect(await server.logged('worker exited; starting another', { workerPid: replacement })).to.include({
+      restartInMs: 200,
+    });
+  });
+
+  it('stops start-up with exit 1 when the port is taken, with workers or without', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as { port: number }).port);
+      for (const workers of ['1', '2']) {
+        const error = await startServer(undefined, { WEB_CONCURRENCY: workers, PORT: port }).then(
+          (started) => {
+            server = started;
+            return undefined;
+          },
+          (err: unknown) => err,
+        );
+        expect(String(error), `${workers} worker(s)`).to.match(/the server exited \(1\) before logging "listening"/);
+      }
+    } finally {
+      taken.close();
+    }
   });
 
   it('aggregates the metrics of every worker in /metrics', async () => {

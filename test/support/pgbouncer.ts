@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../src/db/embedded.js';
 
 export interface PgBouncer {
   /** DATABASE_URL through PgBouncer: the same user, password and database as the server's URL. */
@@ -12,17 +13,6 @@ export interface PgBouncer {
   /** Everything PgBouncer wrote (it logs to stderr), for failure messages. */
   log(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whether the installed pgbouncer binary can be run (Debian's package `pgbouncer`). */
