@@ -888,6 +888,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description An unknown query parameter, or one whose percent-escapes are not UTF-8; or a body sent along that is not readable JSON (this operation takes no body: a JSON body is read, within the body budgets, and ignored). The message names what was wrong. */
+        BodilessPostBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unknown query parameter: verbose"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description An unknown query parameter (this operation takes none), or one whose percent-escapes are not UTF-8; the message names it. */
         OperationsBadRequest: {
             headers: {
@@ -1417,11 +1431,13 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            400: components["responses"]["OperationsBadRequest"];
+            400: components["responses"]["BodilessPostBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1792,7 +1808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
-            400: components["responses"]["OperationsBadRequest"];
+            400: components["responses"]["BodilessPostBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ReportNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1811,6 +1827,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

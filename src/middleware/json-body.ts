@@ -48,8 +48,16 @@ function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer,
   rejectInvalidUtf8(body);
 }
 
+/** No operation of openapi.yaml with these methods takes a body: one sent along is never read. */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
 /**
  * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
- * (the bytes too), nested at most MAX_JSON_DEPTH deep.
+ * (the bytes too), nested at most MAX_JSON_DEPTH deep. A body sent with a method whose operations
+ * take none is left unread (Node discards it), so it cannot earn a 413 or 415 those operations do
+ * not declare.
  */
-export const jsonBody = (): RequestHandler => express.json({ limit: '1mb', verify: checkRawBody });
+export function jsonBody(): RequestHandler {
+  const parse = express.json({ limit: '1mb', verify: checkRawBody });
+  return (req, res, next) => (BODILESS_METHODS.has(req.method) ? next() : parse(req, res, next));
+}

@@ -131,4 +131,39 @@ describe('request body budgets', () => {
       expect(within.body.error).to.match(/^notes /);
     });
   });
+
+  describe('methods whose operations take no body', () => {
+    const oversized = JSON.stringify({ filler: 'x'.repeat(2 * 1024 * 1024) });
+
+    it('leaves a body sent with GET or DELETE unread: no 413, 415 or 400 those operations do not declare', async () => {
+      const { key } = await newCompany();
+      const created = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+      const reportId = created.body.id as string;
+      for (const body of [oversized, '{not json', nested(100_000)]) {
+        await api().get('/reports').set('X-API-KEY', key).type('json').send(body).expect(200);
+        await api().get(`/reports/${reportId}`).set('X-API-KEY', key).type('json').send(body).expect(200);
+      }
+      await sendBytes(
+        api().get('/auth').set('X-API-KEY', key).set('Content-Encoding', 'compress').type('json'),
+        Buffer.from('{}'),
+      ).expect(200);
+      const company = await api().post('/internal/companies').set('Authorization', appAuth).send({ name: 'Acme' });
+      await api()
+        .delete(`/internal/companies/${company.body.id}/integration`)
+        .set('Authorization', appAuth)
+        .type('json')
+        .send(oversized)
+        .expect(204);
+    });
+
+    it('reads and ignores a JSON body sent to a POST without one, refusing what breaks the body budgets as declared', async () => {
+      const company = await api().post('/internal/companies').set('Authorization', appAuth).send({ name: 'Acme' });
+      const keys = `/internal/companies/${company.body.id}/api-keys`;
+      await api().post(keys).set('Authorization', appAuth).send({ ignored: true }).expect(201);
+      const tooLarge = await api().post(keys).set('Authorization', appAuth).type('json').send(oversized).expect(413);
+      expect(tooLarge.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
+      const broken = await api().post(keys).set('Authorization', appAuth).type('json').send('{not json').expect(400);
+      expect(broken.body).to.deep.equal({ error: 'the body is not valid JSON' });
+    });
+  });
 });
