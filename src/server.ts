@@ -1,33 +1,10 @@
 import cluster from 'node:cluster';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startWorkers } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
+import { startLocalMode } from './local-mode.js';
 import { createLogger, type Logger } from './logger.js';
-import { seedDemo } from './seed.js';
-
-const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
-const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
-
-interface LocalCredentials {
-  appToken: string;
-  demoApiKey?: string;
-  demoInspectorEmail?: string;
-}
-
-/** With the embedded default, the application token and the demo key live in .data/ (mode 0600). */
-async function localCredentials(): Promise<LocalCredentials> {
-  if (existsSync(CREDENTIALS_FILE)) return JSON.parse(await readFile(CREDENTIALS_FILE, 'utf8')) as LocalCredentials;
-  const credentials = { appToken: `iat_${randomBytes(32).toString('base64url')}` };
-  await writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-  return credentials;
-}
 
 /**
  * One connection as the pool opens them, before serving. PgBouncer refuses statement_timeout as a
@@ -98,33 +75,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   if (cluster.isWorker) return runWorker(config, logger);
 
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = config.databaseUrl;
-  let credentials: LocalCredentials | undefined;
-  if (databaseUrl === undefined) {
-    await mkdir(DATA_DIR, { recursive: true });
-    logger.info({ dataDir: DATA_DIR }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres(path.join(DATA_DIR, 'pg'));
-    databaseUrl = embedded.url;
-    credentials = await localCredentials();
-  }
-
+  const local = config.databaseUrl === undefined ? await startLocalMode(logger) : undefined;
+  const databaseUrl = config.databaseUrl ?? local!.databaseUrl;
   await runMigrations(config.migrationDatabaseUrl ?? databaseUrl);
   await checkPoolConnection(config, databaseUrl);
-  if (credentials) {
-    const seeding = createPool({ connectionString: databaseUrl, max: 1 });
-    try {
-      const demo = await seedDemo(seeding);
-      if (demo) {
-        credentials = { ...credentials, demoApiKey: demo.apiKey, demoInspectorEmail: demo.inspectorEmail };
-        await writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-      }
-    } finally {
-      await seeding.end();
-    }
-  }
-
-  const appToken = config.appToken ?? credentials?.appToken;
+  await local?.seedDemo();
+  const appToken = config.appToken ?? local?.appToken;
   if (appToken === undefined) throw new Error('no application token: set APP_TOKEN');
 
   // Migrations, the seed and the embedded PostgreSQL happen once, here; then either this process
@@ -149,30 +105,13 @@ async function main(): Promise<void> {
   }
   onShutdownSignal(logger, async (signal) => {
     await stopServing(signal);
-    await embedded?.stop();
+    await local?.stop();
   });
 
-  if (credentials) {
-    const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    // Printed for the person at the terminal, not written to the log stream.
-    process.stdout.write(
-      [
-        '',
-        `  Inspection Report Intake API on ${baseUrl} (embedded PostgreSQL, data in ${DATA_DIR})`,
-        credentials.demoApiKey ? `  Demo API key (X-API-KEY):     ${credentials.demoApiKey}` : '',
-        credentials.demoInspectorEmail ? `  Demo inspector e-mail:        ${credentials.demoInspectorEmail}` : '',
-        // A token from APP_TOKEN is the one in force, and the person who set it knows it.
-        config.appToken === undefined
-          ? `  Application token (Bearer):   ${credentials.appToken}`
-          : '  Application token (Bearer):   the one in APP_TOKEN',
-        `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
-        '',
-        '',
-      ]
-        .filter((l, i, all) => l !== '' || i === 0 || i === all.length - 1)
-        .join('\n'),
-    );
-  }
+  local?.printBanner(
+    `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    config.appToken !== undefined,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres } from './db/embedded.js';
+import { createPool, withTransaction } from './db/pool.js';
+import type { Logger } from './logger.js';
+import { createKey } from './store/api-keys.js';
+import { addUser, countCompanies, createCompany } from './store/companies.js';
+
+const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
+const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
+
+interface LocalCredentials {
+  appToken: string;
+  demoApiKey?: string;
+  demoInspectorEmail?: string;
+}
+
+/** `npm start` without DATABASE_URL: what runs on this machine alone, for a newcomer to try at once. */
+export interface LocalMode {
+  databaseUrl: string;
+  /** Generated on first start and kept in .data/ (APP_TOKEN, when set, is the one in force). */
+  appToken: string;
+  /** On an empty (migrated) database: a demo company with one inspector and an API key, kept in .data/. */
+  seedDemo(): Promise<void>;
+  /** Printed for the person at the terminal, not written to the log stream. */
+  printBanner(baseUrl: string, appTokenFromEnv: boolean): void;
+  stop(): Promise<void>;
+}
+
+/** Starts the embedded PostgreSQL under .data/ and reads (or makes) the credentials kept beside it (mode 0600). */
+export async function startLocalMode(logger: Logger): Promise<LocalMode> {
+  await mkdir(DATA_DIR, { recursive: true });
+  logger.info({ dataDir: DATA_DIR }, 'starting embedded PostgreSQL');
+  const embedded = await startEmbeddedPostgres(path.join(DATA_DIR, 'pg'));
+  let credentials: LocalCredentials = existsSync(CREDENTIALS_FILE)
+    ? (JSON.parse(await readFile(CREDENTIALS_FILE, 'utf8')) as LocalCredentials)
+    : { appToken: `iat_${randomBytes(32).toString('base64url')}` };
+  const keep = () => writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  if (!existsSync(CREDENTIALS_FILE)) await keep();
+
+  return {
+    databaseUrl: embedded.url,
+    appToken: credentials.appToken,
+    async seedDemo() {
+      const pool = createPool({ connectionString: embedded.url, max: 1 });
+      try {
+        const demo = await withTransaction(pool, async (db) => {
+          await db.query('LOCK TABLE companies IN EXCLUSIVE MODE');
+          if ((await countCompanies(db)) > 0) return undefined;
+          const company = await createCompany(db, 'Demo Inspections');
+          const inspector = await addUser(db, company.id, 'Dana Inspector', 'dana@example.com');
+          const { key } = await createKey(db, company.id);
+          return { demoApiKey: key, demoInspectorEmail: inspector!.email };
+        });
+        if (demo) {
+          credentials = { ...credentials, ...demo };
+          await keep();
+        }
+      } finally {
+        await pool.end();
+      }
+    },
+    printBanner(baseUrl, appTokenFromEnv) {
+      const lines = [
+        `  Inspection Report Intake API on ${baseUrl} (embedded PostgreSQL, data in ${DATA_DIR})`,
+        credentials.demoApiKey && `  Demo API key (X-API-KEY):     ${credentials.demoApiKey}`,
+        credentials.demoInspectorEmail && `  Demo inspector e-mail:        ${credentials.demoInspectorEmail}`,
+        // A token from APP_TOKEN is the one in force, and the person who set it knows it.
+        appTokenFromEnv
+          ? '  Application token (Bearer):   the one in APP_TOKEN'
+          : `  Application token (Bearer):   ${credentials.appToken}`,
+        `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
+      ].filter(Boolean);
+      process.stdout.write(['', ...lines, '', ''].join('\n'));
+    },
+    stop: () => embedded.stop(),
+  };
+}
