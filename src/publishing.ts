@@ -10,7 +10,7 @@ import {
   releaseClaim,
   type PublishClaim,
   type PublishTarget,
-} from './store/publishing.js';
+} from './store/publish-claims.js';
 import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './webhook/notifier.js';
 import { newWebhookId } from './webhook/signing.js';

@@ -25,8 +25,8 @@ import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-
 import { addUser, companyExists, createCompany } from '../store/companies.js';
 import { isUuid } from '../store/ids.js';
 import { readIntegration, rotateSecret, setWebhook } from '../store/integrations.js';
-import { startReport } from '../store/publishing.js';
-import { createOrUpdate, findForCompany } from '../store/reports.js';
+import { createOrUpdate, startReport } from '../store/report-writes.js';
+import { findForCompany } from '../store/reports.js';
 import { noWebhookAddress, sendTestDelivery } from '../test-delivery.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
 import type { Notifier } from '../webhook/notifier.js';

@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool.js';
 import { badRequest, notFound } from '../errors.js';
 import { keyPrincipal } from '../middleware/api-key.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
+import { createOrUpdate } from '../store/report-writes.js';
 import * as reports from '../store/reports.js';
 import { pageLimit } from './page-limit.js';
 
@@ -12,7 +13,7 @@ export function reportsRouter(db: Pool): Router {
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
     const { companyId, integrationId } = keyPrincipal(req);
-    const { id } = await reports.createOrUpdate(db, { companyId, integrationId }, req.body as ReportInput);
+    const { id } = await createOrUpdate(db, { companyId, integrationId }, req.body as ReportInput);
     res.json({ result: 'ok', id });
   });
 
