@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from './logger.js';
-import { rawPathParams } from './route-template.js';
 import { INVOICE_ITEM_SHAPE } from './report-fields.js';
+import { rawPathParams, routeTemplate } from './route-template.js';
 
 /** The one error type: an HTTP status and a message safe to show the caller. */
 export class HttpError extends Error {
@@ -230,7 +230,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const httpError = toHttpError(err, req);
     if (httpError.status >= 500) {
       // req.log (pino-http) carries the request id, so this line pairs with the request's own line.
-      (req.log ?? logger).error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+      // The route template, as on that line: the raw URL would log ids, cursors and restIds.
+      (req.log ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();

@@ -79,6 +79,26 @@ describe('request logs', () => {
     expect((cause!.err as { code?: string }).code).to.equal('ECONNREFUSED');
   });
 
+  it('logs the route template on the request failed line, never the URL with its query', async () => {
+    const logs = captureLogs('info');
+    const db = await unreachablePool();
+    const restId = unique('crm-secret');
+    try {
+      const app = createApp(appDeps(db, { logger: logs.logger }));
+      await api(app)
+        .get(`/reports?restId=${restId}&after=eyJjdXJzb3IiOjF9`)
+        .set('X-API-KEY', 'irk_whatever')
+        .expect(503);
+    } finally {
+      await db.end();
+    }
+    const failed = logs.entries().filter((e) => e.msg === 'request failed');
+    expect(failed).to.have.length(1);
+    expect(failed[0]).to.include({ method: 'GET', route: '/reports' });
+    expect(failed[0]).not.to.have.property('url');
+    expect(logs.text()).not.to.include(restId).and.not.to.include('eyJjdXJzb3IiOjF9');
+  });
+
   it('names the company of an application API path', async () => {
     const logs = captureLogs('info');
     const app = createApp(appDeps(pool(), { logger: logs.logger }));
