@@ -453,8 +453,8 @@ export interface paths {
         /**
          * Readiness probe
          * @description Answers 200 when the database is reachable and every migration in `db/migrations` has been
-         *     applied; 503 otherwise, within the database connection timeout. A load balancer sends traffic
-         *     only to ready instances.
+         *     applied; 503 (with `Retry-After`) otherwise, within the database connection timeout, whatever the
+         *     database does. A load balancer sends traffic only to ready instances.
          */
         get: operations["checkReadiness"];
         put?: never;
@@ -874,9 +874,13 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The service's database is unavailable for the moment. Retry later. */
+        /**
+         * @description The service's database is unavailable for the moment: unreachable, or too slow to answer within
+         *     the service's time limit. Retry after the `Retry-After` seconds.
+         */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1061,7 +1065,13 @@ export interface components {
         InternalReportId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 5
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2044,6 +2054,7 @@ export interface operations {
             /** @description The database cannot be reached, or it lacks migrations (the message lists them). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

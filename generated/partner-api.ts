@@ -345,9 +345,13 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The service's database is unavailable for the moment. Retry later. */
+        /**
+         * @description The service's database is unavailable for the moment: unreachable, or too slow to answer within
+         *     the service's time limit. Retry after the `Retry-After` seconds.
+         */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -404,7 +408,13 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 5
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { statementTimeoutFor } from './db/pool.js';
 
 /** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
 export interface Config {
@@ -14,9 +15,9 @@ export interface Config {
   readonly migrationDatabaseUrl: string | undefined;
   /** Connections each process keeps to PostgreSQL at most. */
   readonly databasePoolMax: number;
-  /** How long a request waits for a database connection before it fails with 503. */
+  /** How long a request waits on the database, for a connection and for each answer, before it fails with 503. */
   readonly databaseConnectTimeoutMs: number;
-  /** Server-side limit per SQL statement; 0 sends none (set it on the role instead behind PgBouncer). */
+  /** Server-side limit per SQL statement, below the wait; 0 sends none (set it on the role instead behind PgBouncer). */
   readonly databaseStatementTimeoutMs: number;
   /** false: statements are sent unnamed (PgBouncer before 1.21 in transaction mode cannot keep named ones). */
   readonly databasePreparedStatements: boolean;
@@ -119,6 +120,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
   const host = env.HOST || '127.0.0.1';
+  const databaseConnectTimeoutMs = integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000);
+  const databaseStatementTimeoutMs = integer(
+    env,
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    statementTimeoutFor(databaseConnectTimeoutMs),
+    0,
+    3_600_000,
+  );
+  if (databaseStatementTimeoutMs >= databaseConnectTimeoutMs) {
+    // The service stops waiting first and the statement runs on (and may commit) after a 503.
+    throw new ConfigError(
+      `DATABASE_STATEMENT_TIMEOUT_MS must be 0 or below DATABASE_CONNECT_TIMEOUT_MS (${databaseConnectTimeoutMs}), ` +
+        `got "${databaseStatementTimeoutMs}": the service stops waiting for an answer at DATABASE_CONNECT_TIMEOUT_MS`,
+    );
+  }
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
@@ -127,8 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     migrationDatabaseUrl,
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
-    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000),
+    databaseConnectTimeoutMs,
+    databaseStatementTimeoutMs,
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     webConcurrency: concurrency(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

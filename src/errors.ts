@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from './logger.js';
+import { isQueryTimeout } from './db/pool.js';
 import { INVOICE_ITEM_SHAPE } from './report-fields.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 
@@ -18,7 +19,17 @@ export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 
-/** PostgreSQL and network error codes that mean "the database cannot be reached right now". */
+/** Seconds a client is asked to wait before retrying a 503 (every 503 carries it). */
+export const RETRY_AFTER_SECONDS = 5;
+/** A 503: the service cannot answer for the moment; Retry-After says when to try again. */
+export const unavailable = (message: string) =>
+  new HttpError(503, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+
+/**
+ * PostgreSQL and network error codes that mean "the database cannot answer right now". 57014
+ * (query_canceled) is a statement cut off by statement_timeout: the database is too slow, not a
+ * fault of the request, and nothing of the statement was written.
+ */
 const DB_UNAVAILABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -26,6 +37,7 @@ const DB_UNAVAILABLE = new Set([
   'ENOTFOUND',
   'EPIPE',
   'EHOSTUNREACH',
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -40,6 +52,8 @@ function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
+  // pg's query_timeout: the answer did not come in time (a frozen or crawling database).
+  if (isQueryTimeout(err)) return true;
   const message = (err as { message?: unknown }).message;
   return (
     typeof message === 'string' &&
@@ -200,7 +214,7 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
   };
   const fromParser = reasonFromBodyParser(e);
   if (fromParser) return fromParser;
-  if (isDatabaseUnavailable(err)) return new HttpError(503, 'database unavailable');
+  if (isDatabaseUnavailable(err)) return unavailable('database unavailable');
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
     switch (e.status) {
       case 400:

@@ -32,7 +32,11 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   });
   // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
   // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
-  const apiKeys = new ApiKeyCache({ db, connectionString: config.migrationDatabaseUrl ?? databaseUrl });
+  const apiKeys = new ApiKeyCache({
+    db,
+    connectionString: config.migrationDatabaseUrl ?? databaseUrl,
+    waitMillis: config.databaseConnectTimeoutMs,
+  });
   const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier, apiKeys });
   const server = await listen(app, config.port, config.host);
   const address = server.address();

@@ -25,7 +25,7 @@ async function checkPoolConnection(config: Config, databaseUrl: string): Promise
       throw new ConfigError(
         'DATABASE_STATEMENT_TIMEOUT_MS: the server at DATABASE_URL (PgBouncer) refuses statement_timeout as a ' +
           'startup parameter; set DATABASE_STATEMENT_TIMEOUT_MS=0 and put the timeout on the database role ' +
-          "(ALTER ROLE … SET statement_timeout = '15s')",
+          "(ALTER ROLE … SET statement_timeout = '4s', below DATABASE_CONNECT_TIMEOUT_MS)",
       );
     }
   } finally {

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import type { OperationalStatus } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { pendingMigrations } from '../db/migrate.js';
-import { HttpError } from '../errors.js';
+import { unavailable } from '../errors.js';
 import { metricsSource } from '../metrics.js';
 import { requireAppToken } from '../middleware/app-token.js';
 
@@ -19,7 +19,7 @@ export function operationsRouter(db: Pool, appToken: string): Router {
 
   router.get('/readyz', async (_req, res: Response<OperationalStatus>) => {
     const pending = await pendingMigrations(db);
-    if (pending.length > 0) throw new HttpError(503, `database migrations not applied: ${pending.join(', ')}`);
+    if (pending.length > 0) throw unavailable(`database migrations not applied: ${pending.join(', ')}`);
     res.json({ status: 'ready' });
   });
 
@@ -29,7 +29,7 @@ export function operationsRouter(db: Pool, appToken: string): Router {
       text = await metrics.text();
     } catch (err) {
       // Only in a cluster: a worker did not answer the primary in time (one just died or is starting).
-      throw new HttpError(503, `metrics unavailable: ${(err as Error).message}`);
+      throw unavailable(`metrics unavailable: ${(err as Error).message}`);
     }
     res.type(metrics.contentType).send(text);
   });

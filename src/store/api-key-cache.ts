@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Queryable } from '../db/pool.js';
+import { connectionOptions, type Queryable } from '../db/pool.js';
 import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
 
 /** Finds the principal behind an API key; undefined for an unknown or revoked key. */
@@ -16,8 +16,12 @@ export const REVOCATION_CHANNEL = 'api_key_revoked';
 const MAX_AGE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
-/** A barrier that takes longer means the listening connection is stuck: drop it and ask the database. */
-const BARRIER_TIMEOUT_MS = 2_000;
+/**
+ * A barrier that takes longer means the listening connection is stuck (the database frozen, the
+ * connection dropped): drop it and ask the database. An empty query is answered in well under a
+ * millisecond, and a request that falls back still answers within the pool's wait plus this.
+ */
+const BARRIER_TIMEOUT_MS = 500;
 
 interface Entry {
   principal: KeyPrincipal;
@@ -32,6 +36,8 @@ export interface ApiKeyCacheOptions {
   db: Queryable;
   /** For the cache's own LISTEN connection (not taken from the pool: it is held for good). */
   connectionString: string;
+  /** How long opening the LISTEN connection may wait on the database (DATABASE_CONNECT_TIMEOUT_MS). */
+  waitMillis?: number;
 }
 
 /**
@@ -57,6 +63,7 @@ export interface ApiKeyCacheOptions {
 export class ApiKeyCache implements KeyAuthenticator {
   private readonly db: Queryable;
   private readonly connectionString: string;
+  private readonly waitMillis: number;
   private readonly entries = new Map<string, Entry>();
   /** The LISTEN connection, set only while it listens. */
   private listener: pg.Client | undefined;
@@ -71,9 +78,10 @@ export class ApiKeyCache implements KeyAuthenticator {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor({ db, connectionString }: ApiKeyCacheOptions) {
+  constructor({ db, connectionString, waitMillis = 5_000 }: ApiKeyCacheOptions) {
     this.db = db;
     this.connectionString = connectionString;
+    this.waitMillis = waitMillis;
     void this.connect();
   }
 
@@ -133,18 +141,12 @@ export class ApiKeyCache implements KeyAuthenticator {
   }
 
   private async roundTrip(listener: pg.Client): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), BARRIER_TIMEOUT_MS);
-    });
-    const ok = await Promise.race([
-      listener.query('').then(
-        () => true,
-        () => false,
-      ),
-      timeout,
-    ]);
-    clearTimeout(timer);
+    // The connection's query_timeout (BARRIER_TIMEOUT_MS) fails a barrier that does not come back.
+    const ok = await listener.query('').then(
+      () => true,
+      () => false,
+    );
+    // lost() closes the connection: the unanswered query leaves it in no state to be used again.
     if (!ok) this.lost(listener);
     return ok && this.listener === listener;
   }
@@ -178,6 +180,8 @@ export class ApiKeyCache implements KeyAuthenticator {
     const client = new pg.Client({
       connectionString: this.connectionString,
       application_name: 'inspection-report-intake key cache',
+      ...connectionOptions(this.waitMillis),
+      query_timeout: BARRIER_TIMEOUT_MS,
     });
     this.current = client;
     client.on('notification', (message) => {

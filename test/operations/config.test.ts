@@ -12,9 +12,19 @@ describe('operational configuration', () => {
       migrationDatabaseUrl: undefined,
       databasePoolMax: 10,
       databaseConnectTimeoutMs: 5000,
-      databaseStatementTimeoutMs: 15000,
+      databaseStatementTimeoutMs: 4000,
       shutdownTimeoutMs: 10000,
     });
+  });
+
+  it('derives the statement timeout from the connect timeout, and refuses one the service would not wait for', () => {
+    expect(loadConfig({ ...base, DATABASE_CONNECT_TIMEOUT_MS: '1000' })).to.include({
+      databaseConnectTimeoutMs: 1000,
+      databaseStatementTimeoutMs: 800,
+    });
+    expect(() =>
+      loadConfig({ ...base, DATABASE_CONNECT_TIMEOUT_MS: '5000', DATABASE_STATEMENT_TIMEOUT_MS: '15000' }),
+    ).to.throw(ConfigError, /^DATABASE_STATEMENT_TIMEOUT_MS must be 0 or below DATABASE_CONNECT_TIMEOUT_MS \(5000\)/);
   });
 
   it('reads them from the environment, a statement timeout of 0 included', () => {

@@ -147,7 +147,7 @@ describe('database faults', function () {
     expect(after.body.invoiceItems).to.deep.equal(['Home inspection: $450.00']);
   });
 
-  it('takes every way the driver reports a lost database for 503, and nothing else', () => {
+  it('takes every way the driver reports a lost or too slow database for 503 with Retry-After, and nothing else', () => {
     const lost = [
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
       Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
@@ -158,10 +158,18 @@ describe('database faults', function () {
       new Error('timeout exceeded when trying to connect'),
       // A query sent on a connection that dropped a moment before (a COMMIT after the server went away).
       new Error('Client has encountered a connection error and is not queryable'),
+      // Too slow: cut off by the server's statement_timeout, or by the client's query_timeout.
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      new Error('Query read timeout'),
     ];
-    for (const err of lost)
-      expect(toHttpError(err), err.message).to.include({ status: 503, message: 'database unavailable' });
-    const notLost = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    for (const err of lost) {
+      const httpError = toHttpError(err);
+      expect(httpError, err.message).to.include({ status: 503, message: 'database unavailable' });
+      expect(httpError.headers, err.message)
+        .to.have.property('Retry-After')
+        .that.matches(/^[1-9]\d*$/);
+    }
+    const notLost = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
     expect(toHttpError(notLost).status).to.equal(500);
   });
 });

@@ -60,6 +60,7 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
   }
   const declared = operation.responses[String(res.status)];
   if (!declared) throw new Error(`${where}: status ${res.status} is not declared for this operation`);
+  assertHeadersMatch(where, resolve(declared) as { headers?: Record<string, unknown> }, res.headers);
   const content = (resolve(declared) as { content?: Record<string, unknown> }).content;
   if (!content) return;
   if (!content['application/json']) {
@@ -80,6 +81,44 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
   const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
   if (!validate(res.body)) {
     throw new Error(`${where}: body does not match the contract: ${ajv.errorsText(validate.errors)}\n${res.text}`);
+  }
+}
+
+/** Headers whose presence the contract governs: when the service sends one, the response must declare it. */
+const GOVERNED_HEADERS = ['cache-control', 'retry-after'];
+
+interface HeaderObject {
+  required?: boolean;
+  schema: { type?: string };
+}
+
+/** Every required header of the declared response is present and valid; a governed header sent is declared. */
+function assertHeadersMatch(
+  where: string,
+  declared: { headers?: Record<string, unknown> },
+  headers: Record<string, string>,
+): void {
+  const declaredHeaders = new Map(
+    Object.entries(declared.headers ?? {}).map(([name, header]) => [
+      name.toLowerCase(),
+      resolve(header) as HeaderObject,
+    ]),
+  );
+  for (const name of GOVERNED_HEADERS) {
+    if (headers[name] !== undefined && !declaredHeaders.has(name))
+      throw new Error(`${where}: header ${name} is sent but not declared for this response`);
+  }
+  for (const [name, header] of declaredHeaders) {
+    const value = headers[name];
+    if (value === undefined) {
+      if (header.required) throw new Error(`${where}: required header ${name} is missing`);
+      continue;
+    }
+    // Header values are text; a header declared as an integer must be one written in digits.
+    const typed = header.schema.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+    const validate = ajv.compile(header.schema);
+    if (!validate(typed))
+      throw new Error(`${where}: header ${name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
   }
 }
 
