@@ -838,6 +838,7 @@ export interface components {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
         BadKey: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -849,6 +850,7 @@ export interface components {
             headers: {
                 /** @description The methods the path supports. */
                 Allow?: string;
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -863,6 +865,7 @@ export interface components {
         /** @description An unexpected error in the service. Safe to retry. */
         InternalError: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -881,6 +884,7 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -895,6 +899,7 @@ export interface components {
         /** @description An unknown query parameter, or one whose percent-escapes are not UTF-8; or a body sent along that is not readable JSON (this operation takes no body: a JSON body is read, within the body budgets, and ignored). The message names what was wrong. */
         BodilessPostBadRequest: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -909,6 +914,7 @@ export interface components {
         /** @description An unknown query parameter (this operation takes none), or one whose percent-escapes are not UTF-8; the message names it. */
         OperationsBadRequest: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -925,6 +931,7 @@ export interface components {
             headers: {
                 /** @description `Bearer` */
                 "WWW-Authenticate"?: string;
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -934,6 +941,7 @@ export interface components {
         /** @description The body is not valid JSON (or nests more than 32 levels deep, or does not decode as its `Content-Encoding` says), breaks a rule of the schema, or holds text that is not well-formed Unicode or holds U+0000; the message names the field. Nothing is stored. */
         AppBadRequest: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -948,6 +956,7 @@ export interface components {
         /** @description No company with this id (malformed ids included). */
         CompanyNotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -962,6 +971,7 @@ export interface components {
         /** @description No such company, or no report with this id in the company. */
         ReportNotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -976,6 +986,7 @@ export interface components {
         /** @description The company has no webhook address (none was set, or the integration was revoked). Nothing changed. */
         NoWebhookAddress: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -990,6 +1001,7 @@ export interface components {
         /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
         PayloadTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -1004,6 +1016,7 @@ export interface components {
         /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
         UnsupportedMediaType: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -1018,6 +1031,7 @@ export interface components {
         /** @description The request (headers and body) did not arrive in full within 30 s. The connection is closed. */
         RequestTimeout: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -1032,6 +1046,7 @@ export interface components {
         /** @description The request carries an `Expect` header other than `100-continue`, the only expectation the service meets. The connection is closed. */
         ExpectationFailed: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -1046,6 +1061,7 @@ export interface components {
         /** @description The request's headers are larger than 16 KiB together. Refused before the path is read; the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -1066,6 +1082,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `no-store`: every answer of the API is private to its caller, errors included; no cache may keep it. */
+        CacheControl: "no-store";
         /**
          * @description Seconds to wait before retrying.
          * @example 5
@@ -1088,6 +1106,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1124,6 +1143,7 @@ export interface operations {
             /** @description The report was created, or the report with this `restId` was updated. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1145,6 +1165,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1160,6 +1181,7 @@ export interface operations {
              */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1169,6 +1191,7 @@ export interface operations {
             /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1183,6 +1206,7 @@ export interface operations {
             /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1224,6 +1248,7 @@ export interface operations {
                      * @example </reports?limit=20&after=eyJkIjoiMjAyNi0wMy0xNCJ9>; rel="next"
                      */
                     Link?: string;
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1233,6 +1258,7 @@ export interface operations {
             /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1262,6 +1288,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1272,6 +1299,7 @@ export interface operations {
             /** @description No report with this id in the company. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1312,6 +1340,7 @@ export interface operations {
             /** @description The company was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1355,6 +1384,7 @@ export interface operations {
             /** @description The user was added. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1369,6 +1399,7 @@ export interface operations {
             /** @description The company already has a user with this e-mail address (compared case-insensitively). */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1403,6 +1434,7 @@ export interface operations {
             /** @description The keys (without the keys themselves). */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1467,7 @@ export interface operations {
             /** @description The new key, shown this once. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1471,6 +1504,7 @@ export interface operations {
             /** @description The key was revoked. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1480,6 +1514,7 @@ export interface operations {
             /** @description No such company, or no such key in the company. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,6 +1558,7 @@ export interface operations {
             /** @description The address and its new signing secret. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1568,7 @@ export interface operations {
             /** @description The address is not an absolute `https://` URL, or the body is invalid. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1575,6 +1612,7 @@ export interface operations {
             /** @description The receiver answered 2xx. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1584,6 +1622,7 @@ export interface operations {
             /** @description The body is not `{}` (the message names the field; not valid JSON, nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing was sent. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1608,6 +1647,7 @@ export interface operations {
             /** @description The test delivery failed (network error, timeout, TLS error, non-2xx including redirects, refused address). The message names the cause. */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1624,6 +1664,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before testing again (sent when deliveries are at their bound). */
                     "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1656,6 +1697,7 @@ export interface operations {
             /** @description The new secret, and when the previous one stops signing. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1665,6 +1707,7 @@ export interface operations {
             /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it) or is not valid JSON (nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing changed. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,6 +1747,7 @@ export interface operations {
             /** @description The active integration, or `active: false` when there is none. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1736,6 +1780,7 @@ export interface operations {
             /** @description The integration is revoked (or none was active). */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1776,6 +1821,7 @@ export interface operations {
             /** @description The report. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,6 +1858,7 @@ export interface operations {
             /** @description The report, with status `in_progress`. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,6 +1873,7 @@ export interface operations {
             /** @description The report is published and can no longer be started. */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1872,6 +1920,7 @@ export interface operations {
             /** @description The report is published; `webhook` says whether the integration was notified. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1881,6 +1930,7 @@ export interface operations {
             /** @description The body is invalid (`publishedUrl` must be an absolute https URL, `notifyIntegration` a boolean, text well-formed Unicode). Nothing changed. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,6 +1953,7 @@ export interface operations {
              */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1917,6 +1968,7 @@ export interface operations {
             /** @description The webhook was due and its delivery failed; the report is unchanged. The message names the cause. */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1935,6 +1987,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before publishing again. */
                     "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,6 +2014,7 @@ export interface operations {
             /** @description The latest delivery attempts, newest first. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1970,6 +2024,7 @@ export interface operations {
             /** @description `limit` is not an integer from 1 to 100, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2058,7 @@ export interface operations {
             /** @description The process is alive. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2034,6 +2090,7 @@ export interface operations {
             /** @description The database is reachable and up to date; the instance can take traffic. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2055,6 +2112,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2075,6 +2133,7 @@ export interface operations {
             /** @description The current metrics of this process (of all its workers). */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,10 +2154,12 @@ export interface operations {
             500: components["responses"]["InternalError"];
             /**
              * @description With several workers only: a worker did not hand its metrics over within 5 seconds (one is
-             *     being replaced or just starting). Scrape again.
+             *     being replaced or just starting). Scrape again after `Retry-After` seconds.
              */
             503: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

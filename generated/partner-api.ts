@@ -309,6 +309,7 @@ export interface components {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
         BadKey: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -320,6 +321,7 @@ export interface components {
             headers: {
                 /** @description The methods the path supports. */
                 Allow?: string;
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -334,6 +336,7 @@ export interface components {
         /** @description An unexpected error in the service. Safe to retry. */
         InternalError: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -352,6 +355,7 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -366,6 +370,7 @@ export interface components {
         /** @description The request (headers and body) did not arrive in full within 30 s. The connection is closed. */
         RequestTimeout: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -380,6 +385,7 @@ export interface components {
         /** @description The request carries an `Expect` header other than `100-continue`, the only expectation the service meets. The connection is closed. */
         ExpectationFailed: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -394,6 +400,7 @@ export interface components {
         /** @description The request's headers are larger than 16 KiB together. Refused before the path is read; the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -409,6 +416,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description `no-store`: every answer of the API is private to its caller, errors included; no cache may keep it. */
+        CacheControl: "no-store";
         /**
          * @description Seconds to wait before retrying.
          * @example 5
@@ -431,6 +440,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -467,6 +477,7 @@ export interface operations {
             /** @description The report was created, or the report with this `restId` was updated. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +499,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -503,6 +515,7 @@ export interface operations {
              */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -512,6 +525,7 @@ export interface operations {
             /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -526,6 +540,7 @@ export interface operations {
             /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -567,6 +582,7 @@ export interface operations {
                      * @example </reports?limit=20&after=eyJkIjoiMjAyNi0wMy0xNCJ9>; rel="next"
                      */
                     Link?: string;
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -576,6 +592,7 @@ export interface operations {
             /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -605,6 +622,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -615,6 +633,7 @@ export interface operations {
             /** @description No report with this id in the company. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,6 +10,7 @@ import { databaseKeys, type KeyAuthenticator } from './store/api-key-cache.js';
 import { refuseUnmetExpectations } from './middleware/expect.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
+import { noStore } from './middleware/no-store.js';
 import { requestLogger } from './middleware/request-log.js';
 import { openApiValidator } from './openapi.js';
 import { applicationRouter } from './routes/application.js';
@@ -49,6 +50,7 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
 
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter());
+  app.use(noStore);
   app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)));
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());

@@ -251,7 +251,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    res.status(httpError.status).set(httpError.headers).json({ error: httpError.message });
+    // No error is ever cached, wherever it arose: an unmet Expect is refused before noStore runs.
+    res
+      .status(httpError.status)
+      .set({ 'Cache-Control': 'no-store', ...httpError.headers })
+      .json({ error: httpError.message });
   };
 }
 

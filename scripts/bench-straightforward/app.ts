@@ -14,6 +14,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../../src/api-types.js';
+import { noStore } from '../../src/middleware/no-store.js';
 import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../src/report-fields.js';
 
 const SPEC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
@@ -125,6 +126,8 @@ function decodeCursor(text: string): [string, string, string] {
 export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logger: Logger }): Express {
   const app = express();
   app.use(pinoHttp({ logger }));
+  // The contract's Cache-Control on every answer, as any implementation of it must send.
+  app.use(noStore);
   app.use(express.json({ limit: '1mb' }));
 
   const requireKey: RequestHandler = async (req, res, next) => {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import express from 'express';
+import request from 'supertest';
 import { KEEP_ALIVE_TIMEOUT_MS, listen, REQUEST_TIMEOUT_MS } from '../../src/http-server.js';
-import { api, newCompany, reportInput } from '../support/harness.js';
+import { APP_TOKEN, api, app, newCompany, reportInput } from '../support/harness.js';
 
 describe('HTTP hardening', () => {
   it('sends the security headers that apply to a JSON API, on answers and on errors, and no X-Powered-By', async () => {
@@ -20,6 +21,28 @@ describe('HTTP hardening', () => {
       });
       expect(res.headers).not.to.have.property('x-powered-by');
     }
+  });
+
+  it('sends Cache-Control: no-store on every answer of the API, errors included, and lets the documents be cached', async () => {
+    const { key, companyId } = await newCompany();
+    const bearer = `Bearer ${APP_TOKEN}`;
+    const answers = [
+      await api().get('/auth').set('X-API-KEY', key).expect(200),
+      await api().get('/auth').expect(400),
+      await api().get('/auth').set('X-API-KEY', 'irk_unknown').expect(400),
+      await api().get('/reports?limit=1').set('X-API-KEY', key).expect(200),
+      await api().get('/reports/6f1c1d1e-0000-4000-8000-000000000000').set('X-API-KEY', key).expect(404),
+      await api().post('/reports/new').set('X-API-KEY', key).send({}).expect(400),
+      await api().delete('/reports').set('X-API-KEY', key).expect(405),
+      await api().get(`/internal/companies/${companyId}/integration`).set('Authorization', bearer).expect(200),
+      await api().get(`/internal/companies/${companyId}/integration`).expect(401),
+      await api().get('/metrics').set('Authorization', bearer).expect(200),
+      await api().get('/metrics').expect(401),
+      await api().get('/readyz').expect(200),
+    ];
+    for (const res of answers) expect(res.headers['cache-control'], `${res.status} ${res.text}`).to.equal('no-store');
+    // The published document is outside the contract's operations: the same for everyone, cacheable.
+    expect((await request(app()).get('/openapi.json').expect(200)).headers).not.to.have.property('cache-control');
   });
 
   it('accepts a body up to 1 MiB and refuses a larger one with 413', async () => {

@@ -63,6 +63,7 @@ function expectJsonError(res: Answer, status: number, error: string | RegExp): v
   expect(res.headers['content-length']).to.equal(String(Buffer.byteLength(res.body)));
   expect(res.headers['x-request-id']).to.match(UUID);
   expect(res.headers.connection).to.equal('close');
+  expect(res.headers['cache-control']).to.equal('no-store');
   const body = JSON.parse(res.body) as { error: string };
   expect(Object.keys(body)).to.deep.equal(['error']);
   if (typeof error === 'string') expect(body.error).to.equal(error);
