@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Pool } from './db/pool.js';
 import { errorHandler, unknownRoute } from './errors.js';
 import type { Logger } from './logger.js';
@@ -12,6 +11,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { noStore } from './middleware/no-store.js';
 import { requestLogger } from './middleware/request-log.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { openApiValidator } from './openapi.js';
 import { applicationRouter } from './routes/application.js';
 import { authRouter } from './routes/auth.js';
@@ -37,12 +37,15 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // The contract declares no ETag and no 304: Express would hash every body for one and answer
+  // If-None-Match with an undeclared 304.
+  app.set('etag', false);
 
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
   app.use(requestLogger(logger), httpMetrics);
   // Headers for a JSON API: nothing may be framed, run or loaded from these responses (/docs sets its own CSP).
   app.use(
-    helmet({
+    securityHeaders({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );

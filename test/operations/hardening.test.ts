@@ -45,6 +45,17 @@ describe('HTTP hardening', () => {
     expect((await request(app()).get('/openapi.json').expect(200)).headers).not.to.have.property('cache-control');
   });
 
+  it('sends no ETag, so a conditional request gets the full answer (the contract declares neither ETag nor 304)', async () => {
+    const { key } = await newCompany();
+    const res = await api().get('/auth').set('X-API-KEY', key).expect(200);
+    expect(res.headers).not.to.have.property('etag');
+    await api()
+      .get('/auth')
+      .set('X-API-KEY', key)
+      .set('If-None-Match', 'W/"f-51rzdr5zfwWQpf+iUepheZg7siQ"')
+      .expect(200, { result: 'ok' });
+  });
+
   it('accepts a body up to 1 MiB and refuses a larger one with 413', async () => {
     const { key } = await newCompany();
     const body = (size: number) => {
