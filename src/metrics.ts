@@ -39,18 +39,39 @@ export const webhookDeliveries = new Counter<'outcome'>({
 // Both series exist from the start, so rate() and alerts work before the first failure.
 for (const outcome of ['sent', 'failed'] satisfies WebhookOutcome[]) webhookDeliveries.inc({ outcome }, 0);
 
+interface RequestSeries {
+  count: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
+/**
+ * The labelled series of each (method, route, status), looked up once: prom-client hashes the label
+ * values on every inc() and observe() given them. Bounded: methods Node parses, route templates of
+ * the document (or "unmatched"), statuses the service sends.
+ */
+const requestSeries = new Map<string, RequestSeries>();
+
+function seriesOf(method: string, route: string, status: string): RequestSeries {
+  const key = `${method} ${route} ${status}`;
+  let series = requestSeries.get(key);
+  if (!series) {
+    series = {
+      count: httpRequests.labels(method, route, status),
+      duration: httpDuration.labels(method, route, status),
+    };
+    requestSeries.set(key, series);
+  }
+  return series;
+}
+
 /** Counts and times every request by route template (never the raw path) when its response ends. */
 export const httpMetrics: RequestHandler = (req, res, next) => {
-  const end = httpDuration.startTimer();
+  const started = process.hrtime.bigint();
   res.once('close', () => {
     // A response that never finished was cut off (client gone, shutdown timeout).
-    const labels = {
-      method: req.method,
-      route: routeTemplate(req),
-      status: res.writableFinished ? String(res.statusCode) : 'aborted',
-    };
-    httpRequests.inc(labels);
-    end(labels);
+    const series = seriesOf(req.method, routeTemplate(req), res.writableFinished ? String(res.statusCode) : 'aborted');
+    series.count.inc();
+    series.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
   });
   next();
 };
