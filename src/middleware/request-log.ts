@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger.js';
 import { routeTemplate } from '../route-template.js';
 import { keyCompanyId } from './api-key.js';
@@ -26,34 +25,47 @@ function companyIdOf(req: Request): string | undefined {
   return keyCompanyId(req) ?? (fromPath && isUuid(fromPath) ? fromPath : undefined);
 }
 
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request's logger: every line carries its request id (reqId). */
+    log: Logger;
+  }
+}
+
 /** One log line's fields. Deliberately no headers, query or body: nothing secret can slip in. */
-function requestLine(req: IncomingMessage, res: ServerResponse, responseTime: number) {
-  const request = req as Request;
+function requestLine(req: Request, res: ServerResponse, durationMs: number) {
   return {
-    method: request.method,
-    route: routeTemplate(request),
+    method: req.method,
+    route: routeTemplate(req),
     status: res.statusCode,
-    durationMs: responseTime,
-    companyId: companyIdOf(request),
+    durationMs,
+    companyId: companyIdOf(req),
     ...(res.writableFinished ? {} : { aborted: true }),
   };
 }
 
 /**
- * pino-http: one JSON line per request when its response ends (method, route template, status,
+ * One JSON line per request when its response ends or is cut off (method, route template, status,
  * duration, request id, company id); 5xx at level error, the rest at info. `req.log` carries the
- * request id for anything else logged while handling the request.
+ * request id for anything else logged while handling the request. (pino-http did the same, but made two
+ * child loggers per request, one of them serialising the whole request, whether or not anything was
+ * logged: here the child is made only when used, and the line only when its level is written.)
  */
 export function requestLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: requestId,
-    quietReqLogger: true,
-    quietResLogger: true,
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessObject: (req, res, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
-    customErrorObject: (req, res, _err, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
-    customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request completed',
-  }) as unknown as RequestHandler;
+  return (req, res, next) => {
+    const started = Date.now();
+    const reqId = requestId(req, res);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId })), configurable: true });
+    const done = () => {
+      res.removeListener('finish', done);
+      res.removeListener('close', done);
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      req.log[level](requestLine(req, res, Date.now() - started), 'request completed');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
 }
