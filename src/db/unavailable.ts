@@ -1,0 +1,40 @@
+import { isQueryTimeout } from './pool.js';
+
+/**
+ * PostgreSQL and network error codes that mean "the database cannot answer right now". 57014
+ * (query_canceled) is a statement cut off by statement_timeout: the database is too slow, not a
+ * fault of the request, and nothing of the statement was written.
+ */
+const DB_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+/** Whether err means the database cannot answer now (503), not that the request or the code is wrong. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
+  // pg's query_timeout: the answer did not come in time (a frozen or crawling database).
+  if (isQueryTimeout(err)) return true;
+  const message = (err as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /(timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|is not queryable)/i.test(
+      message,
+    )
+  );
+}
