@@ -30,16 +30,30 @@ export interface AppDeps {
   notifier: Notifier;
   /** Where API keys are checked: an ApiKeyCache in servers; without one, the database on every request. */
   apiKeys?: KeyAuthenticator;
+  /** The base URL the published documents name (PUBLIC_BASE_URL); unset: the origin each was requested at. */
+  publicBaseUrl?: string;
+  /** Trust X-Forwarded-Proto/Host (and -For) from the peer: the service runs behind a proxy that sets them. */
+  trustProxy?: boolean;
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
-export function createApp({ db, logger, validateResponses, appToken, notifier, apiKeys }: AppDeps): Express {
+export function createApp({
+  db,
+  logger,
+  validateResponses,
+  appToken,
+  notifier,
+  apiKeys,
+  publicBaseUrl,
+  trustProxy = false,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   // The contract declares no ETag and no 304: Express would hash every body for one and answer
   // If-None-Match with an undeclared 304.
   app.set('etag', false);
+  app.set('trust proxy', trustProxy);
 
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
   app.use(requestLogger(logger), httpMetrics);
@@ -52,7 +66,7 @@ export function createApp({ db, logger, validateResponses, appToken, notifier, a
   app.use(refuseUnmetExpectations);
 
   // The published partner document and its reference page: public, and not operations of the contract.
-  app.use(docsRouter());
+  app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
   app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)));
   app.use('/internal', requireAppToken(appToken));

@@ -33,6 +33,10 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Webhook deliveries this process runs at once at most; past it publishing answers 503 with Retry-After. */
   readonly webhookMaxInFlight: number;
+  /** The address partners reach the service at, named in the published documents' `servers`; no trailing slash. */
+  readonly publicBaseUrl: string | undefined;
+  /** Take the client's protocol and host from X-Forwarded-Proto/Host (only behind a proxy that sets them). */
+  readonly trustProxy: boolean;
 }
 
 const MAX_WORKERS = 64;
@@ -102,6 +106,23 @@ function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw;
 }
 
+/** An absolute http(s) URL without query, fragment or credentials, returned without its trailing slash. */
+function publicBaseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name] || undefined;
+  if (raw === undefined) return undefined;
+  const message = `${name} must be an absolute http:// or https:// URL without query or fragment, such as https://api.example.com, got "${raw}"`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(message);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(message);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = postgresUrl(env, 'DATABASE_URL');
   const migrationDatabaseUrl = postgresUrl(env, 'DATABASE_MIGRATION_URL');
@@ -152,5 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookMaxInFlight: integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000),
+    publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
   });
 }

@@ -37,7 +37,16 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     connectionString: config.migrationDatabaseUrl ?? databaseUrl,
     waitMillis: config.databaseConnectTimeoutMs,
   });
-  const app = createApp({ db, logger, validateResponses: config.validateResponses, appToken, notifier, apiKeys });
+  const app = createApp({
+    db,
+    logger,
+    validateResponses: config.validateResponses,
+    appToken,
+    notifier,
+    apiKeys,
+    publicBaseUrl: config.publicBaseUrl,
+    trustProxy: config.trustProxy,
+  });
   const server = await listen(app, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

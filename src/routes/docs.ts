@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
+import { stringify } from 'yaml';
 
 const GENERATED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
@@ -41,32 +42,67 @@ const DOCS_PAGE = `<!doctype html>
     <link rel="icon" href="data:,">
   </head>
   <body>
-    <redoc spec-url="/openapi.json"></redoc>
-    <script src="/docs/redoc.standalone.js"></script>
+    <redoc spec-url="openapi.json"></redoc>
+    <script src="docs/redoc.standalone.js"></script>
   </body>
 </html>
 `;
 
+/** Documents kept per base URL at most: the origin comes from the request, so its variety is bounded here. */
+const MAX_ORIGINS = 16;
+
+/** A host as a Host header may hold it: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
+const HOST = /^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
+
 /**
- * The published partner document (generated/partner-openapi.*, derived by `npm run gen`, read once
+ * The base URL a document names in `servers`: PUBLIC_BASE_URL when set, otherwise the origin the
+ * document was requested at (from X-Forwarded-Proto/Host when the app trusts its proxy). A Host that
+ * is no host name gives "/", which OpenAPI reads as the document's own origin.
+ */
+function baseUrlOf(req: Request, publicBaseUrl: string | undefined): string {
+  if (publicBaseUrl !== undefined) return publicBaseUrl;
+  const { protocol, host } = req;
+  return /^https?$/.test(protocol) && host !== undefined && HOST.test(host) ? `${protocol}://${host}` : '/';
+}
+
+/** A published document in YAML and JSON, naming the base URL of each request in `servers`. */
+function servedDocument(file: string, publicBaseUrl: string | undefined) {
+  const document = JSON.parse(readFileSync(path.join(GENERATED, file), 'utf8')) as Record<string, unknown>;
+  const byBaseUrl = new Map<string, { yaml: string; json: string }>();
+  return (req: Request) => {
+    const url = baseUrlOf(req, publicBaseUrl);
+    let texts = byBaseUrl.get(url);
+    if (!texts) {
+      const named = { ...document, servers: [{ url, description: 'The service that published this document' }] };
+      texts = { yaml: stringify(named), json: JSON.stringify(named, null, 2) };
+      if (byBaseUrl.size >= MAX_ORIGINS) byBaseUrl.delete(byBaseUrl.keys().next().value!);
+      byBaseUrl.set(url, texts);
+    }
+    return texts;
+  };
+}
+
+/**
+ * The published partner document (generated/partner-openapi.json, derived by `npm run gen`, read once
  * here) and its API reference page. Public: no key, and outside the validated contract.
  */
-export function docsRouter(): Router {
-  const yamlDocument = readFileSync(path.join(GENERATED, 'partner-openapi.yaml'), 'utf8');
-  const jsonDocument = readFileSync(path.join(GENERATED, 'partner-openapi.json'), 'utf8');
+export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefined }): Router {
+  const partner = servedDocument('partner-openapi.json', publicBaseUrl);
   const redoc = readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,');
   const router = Router();
+  // The documents name the origin they were requested at, unless PUBLIC_BASE_URL fixes it.
+  const vary = publicBaseUrl === undefined ? { Vary: 'X-Forwarded-Proto, X-Forwarded-Host' } : {};
 
   // Partners' tools (editors, generators in a browser) may fetch the document from another origin.
-  router.get('/openapi.yaml', (_req, res) => {
+  router.get('/openapi.yaml', (req, res) => {
     res
-      .set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' })
-      .send(yamlDocument);
+      .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' })
+      .send(partner(req).yaml);
   });
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/openapi.json', (req, res) => {
     res
-      .set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' })
-      .send(jsonDocument);
+      .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' })
+      .send(partner(req).json);
   });
   router.get('/docs', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { parse } from 'yaml';
 import { SPEC_PATH } from '../../src/openapi.js';
-import { app } from '../support/harness.js';
+import { createApp } from '../../src/app.js';
+import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
 import { operationsOf, partnerDocument, type OpenApiDocument } from './support/partner-document.js';
@@ -17,13 +18,72 @@ const publicOperations = (doc: OpenApiDocument) =>
 // The documents and the page are public resources of the service, not operations of the contract, so
 // these requests go through plain supertest rather than the harness's contract-checking api().
 describe('the published partner document', () => {
-  it('is served without a key as YAML and JSON, both the committed generated document', async () => {
-    const yamlRes = await request(app()).get('/openapi.yaml').expect(200);
+  /** The served document in YAML and JSON, checked to be the same, with the server each names. */
+  async function served(target = app(), headers: Record<string, string> = { Host: 'intake.example.test' }) {
+    const yamlRes = await request(target).get('/openapi.yaml').set(headers).expect(200);
     expect(yamlRes.headers['content-type']).to.match(/^application\/yaml/);
-    expect(parse(yamlRes.text)).to.deep.equal(partnerDocument);
-    const jsonRes = await request(app()).get('/openapi.json').expect(200);
+    const jsonRes = await request(target).get('/openapi.json').set(headers).expect(200);
     expect(jsonRes.headers['content-type']).to.match(/^application\/json/);
-    expect(jsonRes.body).to.deep.equal(partnerDocument);
+    expect(parse(yamlRes.text)).to.deep.equal(jsonRes.body);
+    return { document: jsonRes.body as OpenApiDocument, server: (jsonRes.body.servers as { url: string }[])[0]!.url };
+  }
+
+  it('is served without a key as YAML and JSON, both the committed generated document but for servers', async () => {
+    const { document } = await served();
+    expect({ ...document, servers: partnerDocument.servers }).to.deep.equal(partnerDocument);
+    expect(document.servers).to.have.length(1);
+  });
+
+  it('names the origin it was requested at in servers, so generated clients default to it', async () => {
+    expect((await served(app(), { Host: 'intake.example.test:8443' })).server).to.equal(
+      'http://intake.example.test:8443',
+    );
+    expect((await served(app(), { Host: '[::1]:3000' })).server).to.equal('http://[::1]:3000');
+    // A Host that names no host cannot make a URL: "/" is the document's own origin.
+    expect((await served(app(), { Host: 'a b/c' })).server).to.equal('/');
+  });
+
+  it('trusts X-Forwarded-Proto and X-Forwarded-Host only when configured to (TRUST_PROXY)', async () => {
+    const forwarded = { Host: '10.0.0.5:3000', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com' };
+    expect((await served(app(), forwarded)).server).to.equal('http://10.0.0.5:3000');
+    const behindProxy = createApp(appDeps(pool(), { trustProxy: true }));
+    expect((await served(behindProxy, forwarded)).server).to.equal('https://api.example.com');
+  });
+
+  it('names PUBLIC_BASE_URL when it is set, whatever the request says', async () => {
+    const configured = createApp(
+      appDeps(pool(), { publicBaseUrl: 'https://api.example.com/intake', trustProxy: true }),
+    );
+    const attempts: Record<string, string>[] = [
+      { Host: 'evil.example' },
+      { 'X-Forwarded-Proto': 'http', 'X-Forwarded-Host': 'evil.example' },
+    ];
+    for (const headers of attempts) {
+      expect((await served(configured, headers)).server).to.equal('https://api.example.com/intake');
+    }
+  });
+
+  it('is readable from any origin, while the API itself allows no cross-origin call (server-to-server)', async () => {
+    const origin = { Origin: 'https://crm.example.com' };
+    for (const path of ['/openapi.yaml', '/openapi.json']) {
+      await request(app()).get(path).set(origin).expect(200).expect('Access-Control-Allow-Origin', '*');
+    }
+    const apiAnswers = [
+      await request(app()).get('/auth').set(origin).set('X-API-KEY', 'irk_not-a-key'),
+      await request(app()).get('/reports').set(origin),
+      await request(app())
+        .options('/reports/new')
+        .set({ ...origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'x-api-key' }),
+    ];
+    for (const res of apiAnswers) {
+      expect(res.status, res.text).to.be.within(400, 499);
+      expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).to.deep.equal([]);
+    }
+  });
+
+  it('keeps no x-internal key, of any value', async () => {
+    const { document } = await served();
+    expect(JSON.stringify(document)).not.to.include('"x-internal"');
   });
 
   it('has every partner operation of openapi.yaml and the reportPublished webhook', () => {
@@ -97,6 +157,8 @@ describe('GET /docs', () => {
     const webhook = partnerDocument.webhooks?.reportPublished?.post;
     expect(webhook?.summary).to.be.a('string');
     await page.getByRole('heading', { name: webhook!.summary! }).first().waitFor({ timeout: 10_000 });
+    // Redoc's endpoint boxes name the server the served document names: the origin the page came from.
+    expect(await page.getByText(`${server.baseUrl}/reports/new`).count()).to.be.above(0);
     expect(foreign, 'requests to other origins').to.deep.equal([]);
     expect(problems, 'console errors (CSP violations among them)').to.deep.equal([]);
     await page.close();

@@ -77,6 +77,31 @@ describe('operational configuration', () => {
     );
   });
 
+  it('reads PUBLIC_BASE_URL without its trailing slash and TRUST_PROXY, and refuses what is no base URL', () => {
+    expect(loadConfig(base)).to.include({ publicBaseUrl: undefined, trustProxy: false });
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://api.example.com/intake/', TRUST_PROXY: 'true' })).to.include(
+      {
+        publicBaseUrl: 'https://api.example.com/intake',
+        trustProxy: true,
+      },
+    );
+    for (const url of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://api.example.com/?a=1',
+      'https://u:p@x.io',
+    ]) {
+      expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: url }), url).to.throw(
+        ConfigError,
+        /^PUBLIC_BASE_URL must be/,
+      );
+    }
+    expect(() => loadConfig({ ...base, TRUST_PROXY: 'yes' })).to.throw(
+      ConfigError,
+      /^TRUST_PROXY must be true or false/,
+    );
+  });
+
   it('sets the statement timeout on every connection of the pool, and none for 0 (PgBouncer)', async () => {
     for (const [statementTimeoutMillis, expected] of [
       [2500, '2500ms'],
