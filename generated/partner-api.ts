@@ -298,12 +298,6 @@ export interface components {
             /** @description ISO 8601 UTC with milliseconds. */
             updatedAt: string;
         };
-        /** @description A `Report` as sent by the `reportPublished` webhook, with `publishedUrl` filled and `status` `published`. */
-        PublishedReport: components["schemas"]["Report"] & {
-            publishedUrl: string;
-            /** @constant */
-            status: "published";
-        };
     };
     responses: {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
@@ -682,10 +676,41 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The published report (the `Report` output, with `publishedUrl` filled and `status` `published`). */
+        /**
+         * @description The published report, in the shape of `GET /reports/{reportId}`: `status` is `published` and
+         *     `publishedUrl` holds the address of the published report.
+         */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PublishedReport"];
+                /**
+                 * @example {
+                 *       "id": "5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10",
+                 *       "address": "12 Elm Street, Springfield, IL 62701",
+                 *       "clientName": "Jordan Smith, Casey Smith",
+                 *       "clientEmail": "jordan@example.com, casey@example.com",
+                 *       "clientPhone": "+1 555 0100",
+                 *       "agentName": "Riley Agent",
+                 *       "agentEmail": "riley@example.com",
+                 *       "agentPhone": "+1 555 0199",
+                 *       "inspectorName": "Dana Inspector",
+                 *       "inspectorEmail": "dana@example.com",
+                 *       "inspectorNotes": "Gate code 4321. Dog in the back yard.",
+                 *       "inspectionDate": "2026-03-14T00:00:00.000Z",
+                 *       "fromRestService": "Acme CRM",
+                 *       "restId": "crm-48213",
+                 *       "publishedUrl": "https://reports.example.com/r/5b0c6e2e",
+                 *       "status": "published",
+                 *       "yearBuilt": "1987",
+                 *       "squareFeet": "2150",
+                 *       "invoiceItems": [
+                 *         "Home inspection: $450.00",
+                 *         "Radon test: $150.00"
+                 *       ],
+                 *       "createdAt": "2026-03-01T14:05:09.123Z",
+                 *       "updatedAt": "2026-03-15T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Report"];
             };
         };
         responses: {

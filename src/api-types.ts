@@ -10,7 +10,6 @@ export type OperationalStatus = Schemas['OperationalStatus'];
 export type ReportInput = Schemas['ReportInput'];
 export type ApplicationReportInput = Schemas['ApplicationReportInput'];
 export type Report = Schemas['Report'];
-export type PublishedReport = Schemas['PublishedReport'];
 export type CreateResult = Schemas['CreateResult'];
 export type ListReportsQuery = NonNullable<operations['listReports']['parameters']['query']>;
 

@@ -1,4 +1,4 @@
-import type { PublishedReport } from '../api-types.js';
+import type { Report } from '../api-types.js';
 
 /**
  * The id of the sample report that test deliveries carry. No report ever has it: report ids come
@@ -8,7 +8,7 @@ import type { PublishedReport } from '../api-types.js';
 export const SAMPLE_REPORT_ID = '00000000-0000-4000-8000-000000000000';
 
 /** A published report with every field filled, as a real publish would send it, dated `at`. */
-export function sampleReport(at: Date): PublishedReport {
+export function sampleReport(at: Date): Report {
   const timestamp = at.toISOString();
   return {
     id: SAMPLE_REPORT_ID,

@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
-import { operationsOf, partnerDocument, type OpenApiDocument } from './support/partner-document.js';
+import { operationsOf, partnerDocument, schemaValidator, type OpenApiDocument } from './support/partner-document.js';
 
 const full = parse(readFileSync(SPEC_PATH, 'utf8')) as OpenApiDocument;
 
@@ -91,6 +91,21 @@ describe('the published partner document', () => {
     expect(expected).to.include.members(['verifyKey', 'createOrUpdateReport', 'listReports', 'getReport']);
     expect(operationsOf(partnerDocument).map((op) => op.operationId)).to.have.members(expected);
     expect(Object.keys(partnerDocument.webhooks ?? {})).to.deep.equal(['reportPublished']);
+  });
+
+  it('documents the webhook as signed, not keyed, with a complete example of its body', () => {
+    const webhook = partnerDocument.webhooks!.reportPublished!.post! as unknown as {
+      security: unknown[];
+      requestBody: { content: { 'application/json': { example: Record<string, unknown> } } };
+    };
+    expect(webhook.security).to.deep.equal([]);
+    const { example } = webhook.requestBody.content['application/json'];
+    const validate = schemaValidator('#/webhooks/reportPublished/post/requestBody/content/application~1json/schema');
+    expect(validate(example), JSON.stringify(validate.errors)).to.equal(true);
+    const report = partnerDocument.components!.schemas!.Report as { required: string[] };
+    expect(Object.keys(example)).to.have.members(report.required);
+    expect(example).to.include({ status: 'published' });
+    expect(example.publishedUrl).to.match(/^https:\/\//);
   });
 
   it('leaves out everything internal: operations, paths, tags, security schemes and unused schemas', () => {
