@@ -832,6 +832,7 @@ export interface components {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
         BadKey: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -842,6 +843,7 @@ export interface components {
         /** @description The path exists but not with this method; the `Allow` header lists the methods it has. */
         MethodNotAllowed: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 /** @description The methods the path supports. */
                 Allow?: string;
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -859,6 +861,7 @@ export interface components {
         /** @description An unexpected error in the service. Safe to retry. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -877,6 +880,7 @@ export interface components {
          */
         Unavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
@@ -893,6 +897,7 @@ export interface components {
         /** @description An unknown query parameter, or one whose percent-escapes are not UTF-8; or a body sent along that is not readable JSON (this operation takes no body: a JSON body is read, within the body budgets, and ignored). The message names what was wrong. */
         BodilessPostBadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -908,6 +913,7 @@ export interface components {
         /** @description An unknown query parameter (this operation takes none), or one whose percent-escapes are not UTF-8; the message names it. */
         OperationsBadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -923,6 +929,7 @@ export interface components {
         /** @description The `Authorization: Bearer <APP_TOKEN>` header is missing or holds a wrong token. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 /** @description `Bearer` */
                 "WWW-Authenticate"?: string;
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -935,6 +942,7 @@ export interface components {
         /** @description The body is not valid JSON (or nests more than 32 levels deep, or does not decode as its `Content-Encoding` says), breaks a rule of the schema, or holds text that is not well-formed Unicode or holds U+0000; the message names the field. Nothing is stored. */
         AppBadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -950,6 +958,7 @@ export interface components {
         /** @description No company with this id (malformed ids included). */
         CompanyNotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -965,6 +974,7 @@ export interface components {
         /** @description No such company, or no report with this id in the company. */
         ReportNotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -980,6 +990,7 @@ export interface components {
         /** @description The company has no webhook address (none was set, or the integration was revoked). Nothing changed. */
         NoWebhookAddress: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -995,6 +1006,7 @@ export interface components {
         /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -1010,6 +1022,7 @@ export interface components {
         /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -1025,6 +1038,7 @@ export interface components {
         /** @description The request (headers and body) did not arrive in full within 30 s. The connection is closed. */
         RequestTimeout: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -1040,6 +1054,7 @@ export interface components {
         /** @description The request carries an `Expect` header other than `100-continue`, the only expectation the service meets. The connection is closed. */
         ExpectationFailed: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -1055,6 +1070,7 @@ export interface components {
         /** @description The request's headers are larger than 16 KiB together. Refused before the path is read; the connection is closed. */
         HeadersTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
@@ -1076,6 +1092,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The request's identifier: the `X-Request-Id` you sent, when it is at most 128 letters, digits or
+         *     `. _ : + = / -`, otherwise one generated by the service. Quote it when you contact support.
+         * @example 0b6c2f0e-4d1a-4a8e-9b57-3f0f6f1d2c9a
+         */
+        XRequestId: string;
         /** @description `no-store`: every answer of the API is private to its caller, errors included; no cache may keep it. */
         CacheControl: "no-store";
         /**
@@ -1100,6 +1122,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1137,6 +1160,7 @@ export interface operations {
             /** @description The report was created, or the report with this `restId` was updated. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1159,6 +1183,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1175,6 +1200,7 @@ export interface operations {
              */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1185,6 +1211,7 @@ export interface operations {
             /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1200,6 +1227,7 @@ export interface operations {
             /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1237,6 +1265,7 @@ export interface operations {
             /** @description The page of reports. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /**
                      * @description `<...>; rel="next"` when more reports follow; absent on the last page.
                      * @example </reports?limit=20&after=eyJkIjoiMjAyNi0wMy0xNCJ9>; rel="next"
@@ -1252,6 +1281,7 @@ export interface operations {
             /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, a bad `after` cursor, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1282,6 +1312,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1293,6 +1324,7 @@ export interface operations {
             /** @description No report with this id in the company. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1334,6 +1366,7 @@ export interface operations {
             /** @description The company was created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1378,6 +1411,7 @@ export interface operations {
             /** @description The user was added. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1393,6 +1427,7 @@ export interface operations {
             /** @description The company already has a user with this e-mail address (compared case-insensitively). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1428,6 +1463,7 @@ export interface operations {
             /** @description The keys (without the keys themselves). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1461,6 +1497,7 @@ export interface operations {
             /** @description The new key, shown this once. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1498,6 +1535,7 @@ export interface operations {
             /** @description The key was revoked. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1508,6 +1546,7 @@ export interface operations {
             /** @description No such company, or no such key in the company. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1552,6 +1591,7 @@ export interface operations {
             /** @description The address and its new signing secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1562,6 +1602,7 @@ export interface operations {
             /** @description The address is not an absolute `https://` URL, or the body is invalid. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1606,6 +1647,7 @@ export interface operations {
             /** @description The receiver answered 2xx. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1616,6 +1658,7 @@ export interface operations {
             /** @description The body is not `{}` (the message names the field; not valid JSON, nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing was sent. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1641,6 +1684,7 @@ export interface operations {
             /** @description The test delivery failed (network error, timeout, TLS error, non-2xx including redirects, refused address). The message names the cause. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1656,6 +1700,7 @@ export interface operations {
              */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description Seconds to wait before testing again (sent when deliveries are at their bound). */
                     "Retry-After"?: number;
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -1691,6 +1736,7 @@ export interface operations {
             /** @description The new secret, and when the previous one stops signing. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1701,6 +1747,7 @@ export interface operations {
             /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it) or is not valid JSON (nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1741,6 +1788,7 @@ export interface operations {
             /** @description The active integration, or `active: false` when there is none. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1774,6 +1822,7 @@ export interface operations {
             /** @description The integration is revoked (or none was active). */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1815,6 +1864,7 @@ export interface operations {
             /** @description The report. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1852,6 +1902,7 @@ export interface operations {
             /** @description The report, with status `in_progress`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1867,6 +1918,7 @@ export interface operations {
             /** @description The report is published and can no longer be started. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1914,6 +1966,7 @@ export interface operations {
             /** @description The report is published; `webhook` says whether the integration was notified. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1924,6 +1977,7 @@ export interface operations {
             /** @description The body is invalid (`publishedUrl` must be an absolute https URL, `notifyIntegration` a boolean, text well-formed Unicode). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1947,6 +2001,7 @@ export interface operations {
              */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1962,6 +2017,7 @@ export interface operations {
             /** @description The webhook was due and its delivery failed; the report is unchanged. The message names the cause. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -1979,6 +2035,7 @@ export interface operations {
              */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description Seconds to wait before publishing again. */
                     "Retry-After"?: number;
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2008,6 +2065,7 @@ export interface operations {
             /** @description The latest delivery attempts, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -2018,6 +2076,7 @@ export interface operations {
             /** @description `limit` is not an integer from 1 to 100, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -2052,6 +2111,7 @@ export interface operations {
             /** @description The process is alive. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -2084,6 +2144,7 @@ export interface operations {
             /** @description The database is reachable and up to date; the instance can take traffic. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -2105,6 +2166,7 @@ export interface operations {
             /** @description The database cannot be reached, or it lacks migrations (the message lists them). */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2127,6 +2189,7 @@ export interface operations {
             /** @description The current metrics of this process (of all its workers). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
@@ -2152,6 +2215,7 @@ export interface operations {
              */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;

@@ -10,6 +10,7 @@ import { refuseUnmetExpectations } from './middleware/expect.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rejectNulCharacters } from './middleware/no-nul.js';
 import { noStore } from './middleware/no-store.js';
+import { headAsGet } from './middleware/head-as-get.js';
 import { requestLogger } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { openApiValidator } from './openapi.js';
@@ -50,10 +51,11 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  // The contract declares no ETag and no 304: Express would hash every body for one and answer
-  // If-None-Match with an undeclared 304.
-  app.set('etag', false);
   app.set('trust proxy', trustProxy);
+  // The contract declares no ETag and no 304: Express would hash every body for one and answer
+  // If-None-Match with an undeclared 304, even `If-None-Match: *` without an ETag, so nothing is fresh.
+  app.set('etag', false);
+  Object.defineProperty(app.request, 'fresh', { get: () => false });
 
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
   app.use(requestLogger(logger), httpMetrics);
@@ -72,7 +74,7 @@ export function createApp({
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
-  app.use(openApiValidator({ validateResponses }));
+  app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
   app.use(reportsRouter(db));

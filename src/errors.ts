@@ -76,6 +76,12 @@ function undecodableIdNotFound(path: string): HttpError | undefined {
   return undefined;
 }
 
+/** Every GET path answers HEAD too (see headAsGet), which the validator's Allow leaves out. */
+function withHead(headers: Record<string, string>): Record<string, string> {
+  const allow = headers.Allow?.split(', ');
+  return allow?.includes('GET') ? { ...headers, Allow: [...allow, 'HEAD'].join(', ') } : headers;
+}
+
 /** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
 export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
   if (err instanceof HttpError) return err;
@@ -102,7 +108,7 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
         return new HttpError(
           405,
           req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed',
-          e.headers ?? {},
+          withHead(e.headers ?? {}),
         );
       case 413:
         return new HttpError(413, 'request body is larger than 1 MiB');

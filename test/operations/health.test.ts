@@ -16,7 +16,7 @@ describe('health probes', () => {
   });
 
   it('answers 405 for other methods and 400 for query parameters', async () => {
-    await api().post('/healthz').expect(405).expect('Allow', 'GET');
+    await api().post('/healthz').expect(405).expect('Allow', 'GET, HEAD');
     await api().delete('/readyz').expect(405);
     const res = await api().get('/readyz?verbose=1').expect(400);
     expect(res.body).to.deep.equal({ error: 'unknown query parameter: verbose' });

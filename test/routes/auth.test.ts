@@ -31,7 +31,7 @@ describe('GET /auth', () => {
   it('answers 405 with Allow for a method the path does not have', async () => {
     const { key } = await newCompany();
     const res = await api().post('/auth').set('X-API-KEY', key).expect(405);
-    expect(res.headers.allow).to.equal('GET');
+    expect(res.headers.allow).to.equal('GET, HEAD');
     expect(res.body.error).to.equal('method POST is not allowed on /auth');
   });
 

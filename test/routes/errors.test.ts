@@ -33,7 +33,7 @@ describe('errors', () => {
   it('answers 405 with Allow for a method a partner path lacks', async () => {
     const { key } = await newCompany();
     for (const [method, path, allow] of [
-      ['delete', '/reports', 'GET'],
+      ['delete', '/reports', 'GET, HEAD'],
       ['put', '/reports/new', 'POST'],
     ] as const) {
       const res = await api()[method](path).set('X-API-KEY', key).expect(405);
