@@ -1249,11 +1249,20 @@ export interface operations {
     listReports: {
         parameters: {
             query?: {
-                /** @description Maximum number of reports returned, 1 to 100 (a page may hold fewer, see Page size). */
+                /**
+                 * @description Maximum number of reports returned, 1 to 100 (a page may hold fewer, see Page size).
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description Opaque cursor taken from the `Link` header of the previous page; do not build it yourself. */
+                /**
+                 * @description Opaque cursor taken from the `Link` header of the previous page; do not build it yourself.
+                 * @example WyIyMDI2LTAzLTE0IiwiMjAyNi0wMy0wMVQxNDowNTowOS4xMjM0NTZaIiwiNWIwYzZlMmUtOGY5YS00ZDU1LTlkNGUtMGMxZjhlNmYyYTEwIl0
+                 */
                 after?: string;
-                /** @description Only the report with exactly this `restId` (the array then has 0 or 1 entries). */
+                /**
+                 * @description Only the report with exactly this `restId` (the array then has 0 or 1 entries).
+                 * @example crm-48213
+                 */
                 restId?: string;
             };
             header?: never;
@@ -1268,13 +1277,66 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     /**
                      * @description `<...>; rel="next"` when more reports follow; absent on the last page.
-                     * @example </reports?limit=20&after=eyJkIjoiMjAyNi0wMy0xNCJ9>; rel="next"
+                     * @example </reports?limit=20&after=WyIyMDI2LTAzLTE0IiwiMjAyNi0wMy0wMVQxNDowNTowOS4xMjM0NTZaIiwiNWIwYzZlMmUtOGY5YS00ZDU1LTlkNGUtMGMxZjhlNmYyYTEwIl0>; rel="next"
                      */
                     Link?: string;
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10",
+                     *         "address": "12 Elm Street, Springfield, IL 62701",
+                     *         "clientName": "Jordan Smith, Casey Smith",
+                     *         "clientEmail": "jordan@example.com, casey@example.com",
+                     *         "clientPhone": "+1 555 0100",
+                     *         "agentName": "Riley Agent",
+                     *         "agentEmail": "riley@example.com",
+                     *         "agentPhone": "+1 555 0199",
+                     *         "inspectorName": "Dana Inspector",
+                     *         "inspectorEmail": "dana@example.com",
+                     *         "inspectorNotes": "Gate code 4321. Dog in the back yard.",
+                     *         "inspectionDate": "2026-03-14T00:00:00.000Z",
+                     *         "fromRestService": "Acme CRM",
+                     *         "restId": "crm-48213",
+                     *         "publishedUrl": "",
+                     *         "status": "new",
+                     *         "yearBuilt": "1987",
+                     *         "squareFeet": "2150",
+                     *         "invoiceItems": [
+                     *           "Home inspection: $450.00",
+                     *           "Radon test: $150.00"
+                     *         ],
+                     *         "createdAt": "2026-03-01T14:05:09.123Z",
+                     *         "updatedAt": "2026-03-01T14:05:09.123Z"
+                     *       },
+                     *       {
+                     *         "id": "0d3f7a51-2b6c-4e8d-a1f9-6c2b8e4d7f30",
+                     *         "address": "",
+                     *         "clientName": "Morgan Lee",
+                     *         "clientEmail": "",
+                     *         "clientPhone": "",
+                     *         "agentName": "",
+                     *         "agentEmail": "",
+                     *         "agentPhone": "",
+                     *         "inspectorName": "",
+                     *         "inspectorEmail": "",
+                     *         "inspectorNotes": "",
+                     *         "inspectionDate": "2026-03-02T00:00:00.000Z",
+                     *         "fromRestService": "REST API",
+                     *         "restId": "",
+                     *         "publishedUrl": "https://reports.example.com/r/0d3f7a51",
+                     *         "status": "published",
+                     *         "yearBuilt": "",
+                     *         "squareFeet": "",
+                     *         "invoiceItems": [],
+                     *         "createdAt": "2026-02-20T08:00:00.000Z",
+                     *         "updatedAt": "2026-03-03T16:45:12.500Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Report"][];
                 };
             };
@@ -1302,7 +1364,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The report's `id`. An id that is unknown, malformed, or of another company's report gives 404. */
+                /**
+                 * @description The report's `id`. An id that is unknown, malformed, or of another company's report gives 404.
+                 * @example 5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10
+                 */
                 reportId: string;
             };
             cookie?: never;

@@ -108,6 +108,32 @@ describe('the published partner document', () => {
     expect(example.publishedUrl).to.match(/^https:\/\//);
   });
 
+  it('gives examples where tools look for them: every parameter, the list, and samples in curl, TypeScript and Python', () => {
+    for (const { operationId, operation, pathItem } of operationsOf(partnerDocument)) {
+      const parameters = [
+        ...((pathItem.parameters as typeof operation.parameters) ?? []),
+        ...(operation.parameters ?? []),
+      ];
+      for (const parameter of parameters as { name: string; example?: unknown }[]) {
+        expect(parameter.example, `${operationId} ${parameter.name}`).not.to.equal(undefined);
+      }
+      const samples = operation['x-codeSamples'];
+      expect(
+        samples?.map((sample) => sample.lang),
+        operationId,
+      ).to.deep.equal(['Shell', 'TypeScript', 'Python']);
+    }
+    const list = operationsOf(partnerDocument).find((op) => op.operationId === 'listReports')!;
+    const { example } = (list.operation.responses['200'] as { content: Record<string, { example: unknown }> }).content[
+      'application/json'
+    ]!;
+    const validate = schemaValidator('#/paths/~1reports/get/responses/200/content/application~1json/schema');
+    expect(validate(example), JSON.stringify(validate.errors)).to.equal(true);
+    // The list's samples walk every page by the Link header.
+    for (const sample of list.operation['x-codeSamples']!)
+      expect(sample.source).to.match(/rel="next"|links\.get\("next"\)/);
+  });
+
   it('leaves out everything internal: operations, paths, tags, security schemes and unused schemas', () => {
     const text = JSON.stringify(partnerDocument);
     expect(text).not.to.include('"x-internal":true');
@@ -172,6 +198,11 @@ describe('GET /docs', () => {
     const webhook = partnerDocument.webhooks?.reportPublished?.post;
     expect(webhook?.summary).to.be.a('string');
     await page.getByRole('heading', { name: webhook!.summary! }).first().waitFor({ timeout: 10_000 });
+    // Redoc shows the code samples of each operation as tabs.
+    for (const label of ['curl', 'TypeScript (openapi-fetch)', 'Python (requests)']) {
+      const tabs = page.locator('[id="operation/listReports"]').getByRole('tab', { name: label });
+      expect(await tabs.count(), `code sample tab ${label}`).to.be.above(0);
+    }
     // Redoc's endpoint boxes name the server the served document names: the origin the page came from.
     expect(await page.getByText(`${server.baseUrl}/reports/new`).count()).to.be.above(0);
     expect(foreign, 'requests to other origins').to.deep.equal([]);

@@ -12,6 +12,7 @@ export interface OperationObject {
   requestBody?: { content: Record<string, { schema: object }> };
   responses: Record<string, unknown>;
   'x-internal'?: boolean;
+  'x-codeSamples'?: { lang: string; label: string; source: string }[];
 }
 
 export interface OpenApiDocument {
