@@ -4,6 +4,7 @@
  *   generated/partner-openapi.yaml    the partner document: openapi.yaml without x-internal parts (redocly.yaml)
  *   generated/partner-openapi.json    the same document as JSON
  *   generated/partner-api.ts          types of the partner document, for the openapi-fetch client
+ *   generated/partner-openapi-3.0.*   the partner document down-converted to OpenAPI 3.0.3, for 3.0-only tools
  * With --check nothing is written: it fails, naming the stale files, when a committed file differs.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Converter } from '@apiture/openapi-down-convert';
+import { stringify } from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -32,6 +35,34 @@ function run(command: string, args: string[], cwd = root): void {
   }
 }
 
+/** Removes every `key` of a schema-like object (and its descendants) for which `drop` says so. */
+function prune(node: unknown, drop: (key: string, parent: Record<string, unknown>) => boolean): void {
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (drop(key, record)) delete record[key];
+    else prune(record[key], drop);
+  }
+}
+
+/**
+ * The partner document in OpenAPI 3.0.3 (openapi-backend, jest-openapi, dredd read no 3.1), by
+ * @apiture/openapi-down-convert (const → enum, type arrays → nullable, examples); webhooks become x-webhooks.
+ * What 3.0 has no word for and the converter leaves in is dropped: info.summary (the description
+ * opens with the same) and `contains` on arrays (Names' description says "at least one non-blank name").
+ */
+function partnerDocument30(partnerJson: string): object {
+  const partner = JSON.parse(partnerJson) as Record<string, unknown>;
+  const document = new Converter(partner).convert() as Record<string, unknown>;
+  delete (document.info as Record<string, unknown>).summary;
+  // 3.0 has no webhooks: Redoc and other renderers read them from x-webhooks.
+  document['x-webhooks'] = (
+    new Converter({ openapi: '3.1.0', paths: partner.webhooks }).convert() as { paths: unknown }
+  ).paths;
+  prune(document.components, (key, parent) => key === 'contains' && parent.type === 'array');
+  return document;
+}
+
 try {
   const out = (file: string) => path.join(tmp, file);
   run('redocly', ['bundle', 'partner', '--ext', 'yaml', '-o', out('partner-openapi.yaml')]);
@@ -39,8 +70,18 @@ try {
   // openapi-typescript would pick up redocly.yaml's `apis` and ignore its arguments: run it elsewhere.
   run('openapi-typescript', [path.join(root, 'openapi.yaml'), '-o', out('api.ts')], tmp);
   run('openapi-typescript', [out('partner-openapi.yaml'), '-o', out('partner-api.ts')], tmp);
+  const document30 = partnerDocument30(readFileSync(out('partner-openapi.json'), 'utf8'));
+  writeFileSync(out('partner-openapi-3.0.json'), `${JSON.stringify(document30, null, 2)}\n`);
+  writeFileSync(out('partner-openapi-3.0.yaml'), stringify(document30));
 
-  const files = ['api.ts', 'partner-openapi.yaml', 'partner-openapi.json', 'partner-api.ts'];
+  const files = [
+    'api.ts',
+    'partner-openapi.yaml',
+    'partner-openapi.json',
+    'partner-api.ts',
+    'partner-openapi-3.0.yaml',
+    'partner-openapi-3.0.json',
+  ];
   const stale = files.filter((file) => {
     const committed = path.join(root, 'generated', file);
     return !existsSync(committed) || readFileSync(committed, 'utf8') !== readFileSync(out(file), 'utf8');

@@ -82,28 +82,33 @@ function servedDocument(file: string, publicBaseUrl: string | undefined) {
   };
 }
 
+/** The published documents by address: the partner document, and its OpenAPI 3.0.3 form for 3.0-only tools. */
+const DOCUMENTS = { '/openapi': 'partner-openapi.json', '/openapi-3.0': 'partner-openapi-3.0.json' };
+
 /**
- * The published partner document (generated/partner-openapi.json, derived by `npm run gen`, read once
- * here) and its API reference page. Public: no key, and outside the validated contract.
+ * The published partner documents (generated/partner-openapi*.json, derived by `npm run gen`, read
+ * once here) and the API reference page. Public: no key, and outside the validated contract.
  */
 export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefined }): Router {
-  const partner = servedDocument('partner-openapi.json', publicBaseUrl);
   const redoc = readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,');
   const router = Router();
   // The documents name the origin they were requested at, unless PUBLIC_BASE_URL fixes it.
   const vary = publicBaseUrl === undefined ? { Vary: 'X-Forwarded-Proto, X-Forwarded-Host' } : {};
 
-  // Partners' tools (editors, generators in a browser) may fetch the document from another origin.
-  router.get('/openapi.yaml', (req, res) => {
-    res
-      .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' })
-      .send(partner(req).yaml);
-  });
-  router.get('/openapi.json', (req, res) => {
-    res
-      .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' })
-      .send(partner(req).json);
-  });
+  for (const [address, file] of Object.entries(DOCUMENTS)) {
+    const document = servedDocument(file, publicBaseUrl);
+    // Partners' tools (editors, generators in a browser) may fetch the documents from another origin.
+    router.get(`${address}.yaml`, (req, res) => {
+      res
+        .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/yaml; charset=utf-8' })
+        .send(document(req).yaml);
+    });
+    router.get(`${address}.json`, (req, res) => {
+      res
+        .set({ ...vary, 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json; charset=utf-8' })
+        .send(document(req).json);
+    });
+  }
   router.get('/docs', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);
   });
