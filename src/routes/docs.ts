@@ -6,6 +6,8 @@ import { Router, type Request } from 'express';
 import { stringify } from 'yaml';
 
 const GENERATED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
+/** What changed for partners in each version of the document, linked from its description. */
+const CHANGELOG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../PARTNER-CHANGELOG.md');
 
 /** Redoc's self-contained browser bundle, served from our own origin: the docs page loads nothing from a CDN. */
 const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
@@ -91,6 +93,7 @@ const DOCUMENTS = { '/openapi': 'partner-openapi.json', '/openapi-3.0': 'partner
  */
 export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefined }): Router {
   const redoc = readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,');
+  const changelog = readFileSync(CHANGELOG, 'utf8');
   const router = Router();
   // The documents name the origin they were requested at, unless PUBLIC_BASE_URL fixes it.
   const vary = publicBaseUrl === undefined ? { Vary: 'X-Forwarded-Proto, X-Forwarded-Host' } : {};
@@ -109,6 +112,9 @@ export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefine
         .send(document(req).json);
     });
   }
+  router.get('/partner-changelog.md', (_req, res) => {
+    res.set({ 'Access-Control-Allow-Origin': '*', 'Content-Type': 'text/markdown; charset=utf-8' }).send(changelog);
+  });
   router.get('/docs', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);
   });
