@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { newCompany, unique } from '../support/harness.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
-import { operationsOf, partnerDocument, PARTNER_DOCUMENT_PATH, responseProblems } from './support/partner-document.js';
+import { PARTNER_DOCUMENT_PATH, partnerContract } from './support/partner-document.js';
 import { startPrismProxy, violationsOf, type PrismProxy, type Violation } from './support/prism.js';
 import { loadSchemaFaker, reportMutation, validReportBody, type Body } from './support/requests.js';
 
@@ -15,7 +15,6 @@ import { loadSchemaFaker, reportMutation, validReportBody, type Body } from './s
 const RUNS = 150;
 /** PROPERTY_SEED=<integer> replays a run (fast-check prints the seed of a failure); otherwise a random one. */
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined;
-const operation = (id: string) => operationsOf(partnerDocument).find((op) => op.operationId === id)!;
 
 interface Answer {
   status: number;
@@ -73,31 +72,30 @@ describe('partner operations under generated requests, through Prism', function 
   }
 
   /** The checks every answer must pass, valid request or not. */
-  async function call(operationId: string, method: string, path: string, options: Parameters<typeof fetchJson>[2]) {
+  async function call(method: string, path: string, options: Parameters<typeof fetchJson>[2]) {
     const answer = await fetchJson(method, path, options);
     const where = `${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300)}`;
     expect(answer.status, where).to.be.below(500);
     const responseViolations = answer.violations.filter((v) => v.location[0] === 'response');
     expect(responseViolations, `Prism: response violations of ${where}`).to.deep.equal([]);
-    const problems = responseProblems(
-      operation(operationId),
-      answer.status,
-      answer.headers.get('content-type') ?? '',
-      answer.body,
-    );
+    const problems = partnerContract.responseProblems(method, path, {
+      status: answer.status,
+      body: answer.body,
+      headers: Object.fromEntries(answer.headers),
+    });
     expect(problems, where).to.deep.equal([]);
     return { ...answer, where };
   }
 
-  async function accepted(operationId: string, method: string, path: string, options: Parameters<typeof call>[3]) {
-    const answer = await call(operationId, method, path, options);
+  async function accepted(method: string, path: string, options: Parameters<typeof call>[2]) {
+    const answer = await call(method, path, options);
     expect(answer.violations, `Prism: request violations of a valid request ${answer.where}`).to.deep.equal([]);
     expect(answer.status, `valid request refused: ${answer.where}`).to.equal(200);
     return answer;
   }
 
-  async function refused(operationId: string, method: string, path: string, options: Parameters<typeof call>[3]) {
-    const answer = await call(operationId, method, path, options);
+  async function refused(method: string, path: string, options: Parameters<typeof call>[2]) {
+    const answer = await call(method, path, options);
     expect(answer.status, `invalid request accepted: ${answer.where}`).to.equal(400);
     return answer;
   }
@@ -114,9 +112,9 @@ describe('partner operations under generated requests, through Prism', function 
   it('createOrUpdateReport and getReport: accept every valid body, and the report reads back as sent', async () => {
     await fc.assert(
       fc.asyncProperty(validReportBody({ inspectorEmails }, restIds), async (body) => {
-        const { body: result } = await accepted('createOrUpdateReport', 'POST', '/reports/new', { key, body });
+        const { body: result } = await accepted('POST', '/reports/new', { key, body });
         const { id } = result as Id;
-        const { body: report } = await accepted('getReport', 'GET', `/reports/${id}`, { key });
+        const { body: report } = await accepted('GET', `/reports/${id}`, { key });
         const expected: Record<string, string> = {
           id,
           clientName: stored(joined(body.clientNames)),
@@ -129,7 +127,7 @@ describe('partner operations under generated requests, through Prism', function 
         if (typeof body.restId === 'string') {
           // The filter finds it by any restId, sent as URLSearchParams (and the service's Link) encode it.
           const query = new URLSearchParams({ restId: body.restId });
-          const { body: found } = await accepted('listReports', 'GET', `/reports?${query}`, { key });
+          const { body: found } = await accepted('GET', `/reports?${query}`, { key });
           expect((found as Id[]).map((r) => r.id)).to.deep.equal([id]);
         }
       }),
@@ -140,7 +138,7 @@ describe('partner operations under generated requests, through Prism', function 
   it('createOrUpdateReport: refuses every body broken in one way, with 400', async () => {
     await fc.assert(
       fc.asyncProperty(validReportBody({ inspectorEmails }, restIds), reportMutation, async (body, mutation) => {
-        await refused('createOrUpdateReport', 'POST', '/reports/new', { key, body: mutation.apply(body) });
+        await refused('POST', '/reports/new', { key, body: mutation.apply(body) });
       }),
       settings,
     );
@@ -149,7 +147,7 @@ describe('partner operations under generated requests, through Prism', function 
   it('listReports: pages with any valid limit and filter, following the next links', async () => {
     for (let i = 0; i < 30; i++) {
       const body = { ...minimal(), inspectionDate: `2026-05-${String((i % 9) + 1).padStart(2, '0')}` };
-      await accepted('createOrUpdateReport', 'POST', '/reports/new', {
+      await accepted('POST', '/reports/new', {
         key,
         body: i < 3 ? { ...body, restId: restIds[i]! } : body,
       });
@@ -165,7 +163,7 @@ describe('partner operations under generated requests, through Prism', function 
         if (restId !== undefined) params.set('restId', restId);
         let path: string | undefined = `/reports${params.size ? `?${params}` : ''}`;
         for (let page = 0; path && page < (follow ? 3 : 1); page++) {
-          const { body: reports, headers } = await accepted('listReports', 'GET', path, { key });
+          const { body: reports, headers } = await accepted('GET', path, { key });
           expect((reports as unknown[]).length).to.be.at.most(limit ?? 20);
           if (restId !== undefined) for (const r of reports as { restId: string }[]) expect(r.restId).to.equal(restId);
           path = /^<(\/reports\?[^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];
@@ -202,7 +200,7 @@ describe('partner operations under generated requests, through Prism', function 
     );
     await fc.assert(
       fc.asyncProperty(badQuery, async (query) => {
-        await refused('listReports', 'GET', `/reports?${query}`, { key });
+        await refused('GET', `/reports?${query}`, { key });
       }),
       settings,
     );
@@ -220,7 +218,7 @@ describe('partner operations under generated requests, through Prism', function 
     );
     await fc.assert(
       fc.asyncProperty(id, async (reportId) => {
-        const answer = await call('getReport', 'GET', `/reports/${encodeURIComponent(reportId)}`, { key });
+        const answer = await call('GET', `/reports/${encodeURIComponent(reportId)}`, { key });
         expect(answer.status, answer.where).to.equal(404);
         expect(answer.body, answer.where).to.deep.equal({ error: `report ${reportId} not found` });
       }),
@@ -229,14 +227,14 @@ describe('partner operations under generated requests, through Prism', function 
   });
 
   it('verifyKey: accepts the real key and refuses any other, with 400', async () => {
-    await accepted('verifyKey', 'GET', '/auth', { key });
+    await accepted('GET', '/auth', { key });
     const otherKey = fc.oneof(
       fc.stringMatching(/^[\x21-\x7e]{1,300}$/),
       fc.constant(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`),
     );
     await fc.assert(
       fc.asyncProperty(fc.option(otherKey, { nil: undefined }), async (apiKey) => {
-        await refused('verifyKey', 'GET', '/auth', { key: apiKey });
+        await refused('GET', '/auth', { key: apiKey });
       }),
       settings,
     );

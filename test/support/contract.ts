@@ -5,35 +5,31 @@ import { parse } from 'yaml';
 import { SPEC_PATH } from '../../src/openapi.js';
 
 /**
- * An independent check of every response the tests receive against openapi.yaml: the status must be
- * declared for the operation, and a JSON body must match the declared schema. It does not share
- * code with the service's own validator.
+ * An independent check of answers and webhooks against an OpenAPI document: the status must be
+ * declared for the operation, and a body must be of a declared media type and, as JSON, match the
+ * declared schema. It does not share code with the service's own validator. One checker serves both
+ * openapi.yaml (every response the tests receive) and the generated partner document.
  */
-type Spec = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-export const spec = parse(readFileSync(SPEC_PATH, 'utf8')) as Spec & Record<string, unknown>;
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-ajv.addSchema(spec, 'spec');
-
-const templates = Object.keys(spec.paths).map((template) => ({
-  template,
-  regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
-
-const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-
-function resolve(node: unknown): unknown {
-  let current = node as { $ref?: string } | undefined;
-  while (current && typeof current.$ref === 'string') {
-    current = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((acc, key) => (acc as Record<string, unknown>)[key], spec) as { $ref?: string };
-  }
-  return current;
+export interface ContractDocument {
+  paths: Record<string, Record<string, unknown>>;
+  webhooks?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
 }
+
+/** A header the document describes: a response's header object (named by its key) or a header parameter. */
+interface HeaderRule {
+  name: string;
+  required?: boolean;
+  schema: { type?: string };
+}
+
+interface Operation {
+  parameters?: (HeaderRule & { in: string })[];
+  responses: Record<string, unknown>;
+}
+
+/** Headers whose presence the contract governs: when the service sends one, the response must declare it. */
+const GOVERNED_HEADERS = ['cache-control', 'retry-after'];
 
 export interface CheckedResponse {
   status: number;
@@ -42,84 +38,108 @@ export interface CheckedResponse {
   text?: string;
 }
 
-/** Throws when the response breaks the contract. A path the document does not have must answer 404 or 405. */
-export function assertMatchesContract(method: string, url: string, res: CheckedResponse): void {
-  const path = url.split('?')[0]!;
-  const match = templates.find((t) => t.regex.test(path));
-  const where = `${method.toUpperCase()} ${url} → ${res.status}`;
-  if (!match) {
-    if (res.status !== 404 && res.status !== 405) throw new Error(`${where}: path not in the contract`);
-    if (!isErrorBody(res.body)) throw new Error(`${where}: body is not {"error": string}: ${res.text}`);
-    return;
-  }
-  const operation = spec.paths[match.template]![method.toLowerCase()];
-  if (!operation) {
-    if (res.status !== 405) throw new Error(`${where}: method not in the contract, expected 405`);
-    if (!isErrorBody(res.body)) throw new Error(`${where}: body is not {"error": string}: ${res.text}`);
-    return;
-  }
-  const declared = operation.responses[String(res.status)];
-  if (!declared) throw new Error(`${where}: status ${res.status} is not declared for this operation`);
-  assertHeadersMatch(where, resolve(declared) as { headers?: Record<string, unknown> }, res.headers);
-  const content = (resolve(declared) as { content?: Record<string, unknown> }).content;
-  if (!content) return;
-  if (!content['application/json']) {
-    // A non-JSON response (the metrics' text/plain): its media type must be the declared one.
-    const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
-    if (!Object.keys(content).includes(type))
-      throw new Error(`${where}: content-type ${res.headers['content-type']} is not declared`);
-    return;
-  }
-  if (!(res.headers['content-type'] ?? '').startsWith('application/json')) {
-    throw new Error(`${where}: content-type ${res.headers['content-type']} is not application/json`);
-  }
-  const ref = `spec#/${pointer('paths', match.template, method.toLowerCase(), 'responses', String(res.status))}`;
-  const declaredRef = (declared as { $ref?: string }).$ref;
-  const schemaRef = declaredRef
-    ? `spec${declaredRef}/content/application~1json/schema`
-    : `${ref}/content/application~1json/schema`;
-  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
-  if (!validate(res.body)) {
-    throw new Error(`${where}: body does not match the contract: ${ajv.errorsText(validate.errors)}\n${res.text}`);
-  }
+export interface Contract {
+  /** Problems of an answer to `method url`; empty when it conforms. A path the document does not have must answer 404 or 405. */
+  responseProblems(method: string, url: string, res: CheckedResponse): string[];
+  /** Problems of a request the service sent to the named webhook (JSON content type, declared headers, body); empty when it conforms. */
+  webhookProblems(name: string, headers: Record<string, string | string[] | undefined>, rawBody: string): string[];
 }
 
-/** Headers whose presence the contract governs: when the service sends one, the response must declare it. */
-const GOVERNED_HEADERS = ['cache-control', 'retry-after'];
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
-interface HeaderObject {
-  required?: boolean;
-  schema: { type?: string };
-}
+export function contractOf(document: ContractDocument): Contract {
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  ajv.addSchema(document, 'doc');
+  const validator = (ref: string) => ajv.getSchema(`doc#/${ref}`) ?? ajv.compile({ $ref: `doc#/${ref}` });
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
 
-/** Every required header of the declared response is present and valid; a governed header sent is declared. */
-function assertHeadersMatch(
-  where: string,
-  declared: { headers?: Record<string, unknown> },
-  headers: Record<string, string>,
-): void {
-  const declaredHeaders = new Map(
-    Object.entries(declared.headers ?? {}).map(([name, header]) => [
-      name.toLowerCase(),
-      resolve(header) as HeaderObject,
-    ]),
-  );
-  for (const name of GOVERNED_HEADERS) {
-    if (headers[name] !== undefined && !declaredHeaders.has(name))
-      throw new Error(`${where}: header ${name} is sent but not declared for this response`);
-  }
-  for (const [name, header] of declaredHeaders) {
-    const value = headers[name];
-    if (value === undefined) {
-      if (header.required) throw new Error(`${where}: required header ${name} is missing`);
-      continue;
+  const resolve = (node: unknown) => {
+    let current = node as
+      { $ref?: string; content?: Record<string, unknown>; headers?: Record<string, unknown> } | undefined;
+    while (current && typeof current.$ref === 'string') {
+      current = current.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .reduce<unknown>((acc, key) => (acc as Record<string, unknown>)[key], document) as typeof current;
     }
-    // Header values are text; a header declared as an integer must be one written in digits.
-    const typed = header.schema.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
-    const validate = ajv.compile(header.schema);
-    if (!validate(typed))
-      throw new Error(`${where}: header ${name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
-  }
+    return current;
+  };
+
+  /** Problems of a body against the JSON schema at a JSON pointer of the document. */
+  const schemaProblems = (ref: string, body: unknown): string[] => {
+    const validate = validator(ref);
+    return validate(body) ? [] : [`body does not match the contract: ${ajv.errorsText(validate.errors)}`];
+  };
+
+  /** Every required header present, every header sent valid against its schema. */
+  const headerProblems = (rules: HeaderRule[], headers: Record<string, string | string[] | undefined>) =>
+    rules.flatMap((rule): string[] => {
+      const value = headers[rule.name.toLowerCase()];
+      if (value === undefined) return rule.required ? [`required header ${rule.name} is missing`] : [];
+      // Header values are text; a header declared as an integer must be one written in digits.
+      const typed =
+        rule.schema.type === 'integer' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+      const validate = ajv.compile(rule.schema);
+      return validate(typed) ? [] : [`header ${rule.name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`];
+    });
+
+  return {
+    responseProblems(method, url, res) {
+      const path = url.split('?')[0]!;
+      const match = templates.find((t) => t.regex.test(path));
+      const operation = match && (document.paths[match.template]![method.toLowerCase()] as Operation | undefined);
+      if (!operation) {
+        const expected = match ? [405] : [404, 405];
+        if (!expected.includes(res.status))
+          return [`${match ? 'method' : 'path'} not in the contract, expected ${expected.join(' or ')}`];
+        return isErrorBody(res.body) ? [] : [`body is not {"error": string}`];
+      }
+      const declared = operation.responses[String(res.status)];
+      if (!declared) return [`status ${res.status} is not declared for this operation`];
+      const response = resolve(declared);
+      const rules = Object.entries(response?.headers ?? {}).map(([name, header]) => ({
+        ...(resolve(header) as Omit<HeaderRule, 'name'>),
+        name: name.toLowerCase(),
+      }));
+      const problems = [
+        ...GOVERNED_HEADERS.filter(
+          (name) => res.headers[name] !== undefined && !rules.some((r) => r.name === name),
+        ).map((name) => `header ${name} is sent but not declared for this response`),
+        ...headerProblems(rules, res.headers),
+      ];
+      const content = response?.content;
+      if (!content) return problems;
+      const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (!content[type]) return [...problems, `content-type ${res.headers['content-type']} is not declared`];
+      if (type !== 'application/json') return problems;
+      const declaredRef = (declared as { $ref?: string }).$ref;
+      const at = declaredRef
+        ? declaredRef.replace(/^#\//, '')
+        : pointer('paths', match.template, method.toLowerCase(), 'responses', String(res.status));
+      return [...problems, ...schemaProblems(`${at}/content/application~1json/schema`, res.body)];
+    },
+
+    webhookProblems(name, headers, rawBody) {
+      const operation = document.webhooks?.[name]?.post as Operation | undefined;
+      if (!operation) return [`webhook ${name} is not in the contract`];
+      const problems = String(headers['content-type'] ?? '').startsWith('application/json')
+        ? []
+        : [`content-type ${headers['content-type']} is not application/json`];
+      problems.push(
+        ...headerProblems(
+          (operation.parameters ?? []).filter((p) => p.in === 'header'),
+          headers,
+        ),
+      );
+      const body = pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema');
+      return [...problems, ...schemaProblems(body, JSON.parse(rawBody))];
+    },
+  };
 }
 
 function isErrorBody(body: unknown): boolean {
@@ -131,39 +151,21 @@ function isErrorBody(body: unknown): boolean {
   );
 }
 
-interface HeaderParameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schema: unknown;
+/** openapi.yaml, the whole contract (application API and webhooks included). */
+export const contract = contractOf(parse(readFileSync(SPEC_PATH, 'utf8')) as ContractDocument);
+
+/** Throws when an answer the tests received breaks openapi.yaml. */
+export function assertMatchesContract(method: string, url: string, res: CheckedResponse): void {
+  const problems = contract.responseProblems(method, url, res);
+  if (problems.length > 0)
+    throw new Error(`${method.toUpperCase()} ${url} → ${res.status}: ${problems.join('; ')}\n${res.text ?? ''}`);
 }
 
-/**
- * Throws when a webhook request the service sent breaks the `webhooks.reportPublished` section:
- * JSON content type, every declared header present and valid, the body valid against its schema.
- */
+/** Throws when a `reportPublished` webhook request the service sent breaks openapi.yaml. */
 export function assertWebhookMatchesContract(
   headers: Record<string, string | string[] | undefined>,
   rawBody: string,
 ): void {
-  const operation = (spec.webhooks as Record<string, { post: { parameters: HeaderParameter[] } }>).reportPublished!
-    .post;
-  if (!String(headers['content-type'] ?? '').startsWith('application/json')) {
-    throw new Error(`webhook: content-type ${headers['content-type']} is not application/json`);
-  }
-  for (const parameter of operation.parameters.filter((p) => p.in === 'header')) {
-    const value = headers[parameter.name.toLowerCase()];
-    if (value === undefined) {
-      if (parameter.required) throw new Error(`webhook: header ${parameter.name} is missing`);
-      continue;
-    }
-    const validate = ajv.compile(parameter.schema as object);
-    if (!validate(value))
-      throw new Error(`webhook: header ${parameter.name} "${value}" is invalid: ${ajv.errorsText(validate.errors)}`);
-  }
-  const schemaRef = `spec#/${pointer('webhooks', 'reportPublished', 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
-  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
-  if (!validate(JSON.parse(rawBody))) {
-    throw new Error(`webhook: body does not match the contract: ${ajv.errorsText(validate.errors)}\n${rawBody}`);
-  }
+  const problems = contract.webhookProblems('reportPublished', headers, rawBody);
+  if (problems.length > 0) throw new Error(`webhook: ${problems.join('; ')}\n${rawBody}`);
 }

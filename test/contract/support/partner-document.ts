@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { contractOf } from '../../support/contract.js';
 
 export interface OperationObject {
   operationId?: string;
@@ -51,43 +50,5 @@ export function operationsOf(doc: OpenApiDocument): OperationEntry[] {
   );
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-ajv.addSchema(partnerDocument, 'partner');
-
-const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-
-function resolveRef(node: unknown): { $ref?: string; content?: Record<string, unknown> } {
-  let current = node as { $ref?: string };
-  while (current && typeof current.$ref === 'string') {
-    current = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((acc, key) => (acc as Record<string, unknown>)[key], partnerDocument) as { $ref?: string };
-  }
-  return current;
-}
-
-/** The JSON Schema validator of the partner document's schema at a JSON pointer ("#/components/schemas/Report"). */
-export function schemaValidator(ref: string) {
-  return ajv.getSchema(`partner${ref}`) ?? ajv.compile({ $ref: `partner${ref}` });
-}
-
-/**
- * Problems of a response against the partner document: an undeclared status, a JSON body where none
- * is declared or the reverse, or a body that does not match the declared schema. Empty when it conforms.
- */
-export function responseProblems(op: OperationEntry, status: number, contentType: string, body: unknown): string[] {
-  const declared = op.operation.responses[String(status)];
-  if (!declared) return [`status ${status} is not declared for ${op.operationId}`];
-  const content = resolveRef(declared).content;
-  if (!content) return [];
-  if (!contentType.startsWith('application/json')) return [`content-type ${contentType} is not application/json`];
-  const declaredRef = (declared as { $ref?: string }).$ref;
-  const schemaRef = declaredRef
-    ? `${declaredRef}/content/application~1json/schema`
-    : `#/${pointer('paths', op.path, op.method, 'responses', String(status))}/content/application~1json/schema`;
-  const validate = schemaValidator(schemaRef);
-  return validate(body) ? [] : [`body does not match ${schemaRef}: ${ajv.errorsText(validate.errors)}`];
-}
+/** The contract check of answers against the partner document. */
+export const partnerContract = contractOf(partnerDocument);
