@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, isAlive } from '../ports-and-pids.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -12,28 +12,6 @@ export interface EmbeddedDatabase {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-
-/** A TCP port free on the loopback address now (for servers the project starts, tests and the bench). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * A PostgreSQL left running by a process that was killed (SIGKILL leaves no chance to stop it) still

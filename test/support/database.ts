@@ -4,17 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { isAlive } from '../../src/ports-and-pids.js';
 
 const PREFIX = 'intake-test-pg-';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Clusters of test runs that were killed before they could stop them: stop them and delete their files. */
 async function removeAbandonedClusters(): Promise<void> {

@@ -1,25 +1,15 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
+import { freePort } from '../../src/ports-and-pids.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { gate, until } from '../support/wait.js';
 
 const auth = { Authorization: `Bearer ${APP_TOKEN}` };
-
-/** A port nothing listens on: bound once by the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('publishing and the reportPublished webhook', () => {
   let receiver: HttpsReceiver;
@@ -152,7 +142,7 @@ describe('publishing and the reportPublished webhook', () => {
     });
 
     it('answers 502 naming a refused connection', async () => {
-      const company = await companyWithWebhook(`https://127.0.0.1:${await closedPort()}/hook`);
+      const company = await companyWithWebhook(`https://127.0.0.1:${await freePort()}/hook`);
       const id = await apiReport(company.key);
       const res = await publish(allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',

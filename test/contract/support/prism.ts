@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../../src/ports-and-pids.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
@@ -17,14 +18,6 @@ export interface Violation {
 export interface PrismProxy {
   baseUrl: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
