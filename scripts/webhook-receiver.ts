@@ -15,8 +15,8 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate } from 'selfsigned';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { localhostCertificate } from './localhost-certificate.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data/webhook-receiver');
 const CERT = path.join(DIR, 'cert.pem');
@@ -26,22 +26,9 @@ const PORT = Number(process.env.RECEIVER_PORT || 4443);
 async function ensureCertificate(): Promise<void> {
   if (existsSync(CERT) && existsSync(KEY)) return;
   await mkdir(DIR, { recursive: true });
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-    extensions: [
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  });
-  await writeFile(KEY, pems.private, { mode: 0o600 });
-  await writeFile(CERT, pems.cert);
+  const { key, cert } = await localhostCertificate();
+  await writeFile(KEY, key, { mode: 0o600 });
+  await writeFile(CERT, cert);
 }
 
 async function main(): Promise<void> {

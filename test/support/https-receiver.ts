@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
+import { localhostCertificate } from '../../scripts/localhost-certificate.js';
 import { assertWebhookMatchesContract } from './contract.js';
 
 export interface ReceivedWebhook {
@@ -34,21 +34,9 @@ export class HttpsReceiver {
   ) {}
 
   static async start(): Promise<HttpsReceiver> {
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      extensions: [
-        {
-          name: 'subjectAltName',
-          altNames: [
-            { type: 2, value: 'localhost' },
-            { type: 7, ip: '127.0.0.1' },
-          ],
-        },
-      ],
-    });
-    const server = createServer({ key: pems.private, cert: pems.cert });
-    const receiver = new HttpsReceiver(server, pems.cert);
+    const { key, cert } = await localhostCertificate();
+    const server = createServer({ key, cert });
+    const receiver = new HttpsReceiver(server, cert);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
