@@ -11,25 +11,47 @@ import { createNotifier } from '../../src/webhook/notifier.js';
 import { assertMatchesContract } from './contract.js';
 import { startTestDatabase, type TestDatabase } from './database.js';
 
+/** How the main process hands the database's address to mocha's workers (they share no module state). */
+const URL_VARIABLE = 'TEST_DATABASE_URL';
+
 let database: TestDatabase | undefined;
 let sharedPool: Pool | undefined;
 let sharedApp: Express | undefined;
 const keyCaches: ApiKeyCache[] = [];
 
-/** Mocha global fixtures: one PostgreSQL for the whole run. */
+/**
+ * Mocha global fixtures: one PostgreSQL for the whole run, started in the main process. Workers are
+ * forked after the setup with a copy of its environment, so the address travels there.
+ */
 export async function mochaGlobalSetup(): Promise<void> {
   database = await startTestDatabase();
+  process.env[URL_VARIABLE] = database.url;
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
-  await Promise.all(keyCaches.map((cache) => cache.close()));
-  await sharedPool?.end();
   await database?.stop();
 }
 
+/**
+ * Root hooks: after each spec file (in parallel mode; after the whole run in serial mode) close what
+ * the harness opened for it, so that nothing keeps the process alive and a worker's next file starts
+ * afresh.
+ */
+export const mochaHooks = {
+  async afterAll(): Promise<void> {
+    const caches = keyCaches.splice(0);
+    const opened = sharedPool;
+    sharedApp = undefined;
+    sharedPool = undefined;
+    await Promise.all(caches.map((cache) => cache.close()));
+    await opened?.end();
+  },
+};
+
 export function databaseUrl(): string {
-  if (!database) throw new Error('the test database is not started (mochaGlobalSetup)');
-  return database.url;
+  const url = process.env[URL_VARIABLE];
+  if (!url) throw new Error('the test database is not started (mochaGlobalSetup)');
+  return url;
 }
 
 export function pool(): Pool {
