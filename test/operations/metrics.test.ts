@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, app, appDeps, databaseUrl, newCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { sample } from '../support/metrics.js';
@@ -53,12 +52,7 @@ describe('GET /metrics', () => {
     try {
       receiver.on('/ok', { status: 204 });
       receiver.on('/broken', { status: 500 });
-      const notifier = createNotifier({
-        allowedCidrs: ['127.0.0.1/32'],
-        timeoutMs: 10_000,
-        ca: [receiver.ca],
-        maxInFlight: 32,
-      });
+      const notifier = receiver.notifier();
       const message = {
         secrets: [`whsec_${Buffer.alloc(24, 1).toString('base64')}`],
         webhookId: 'msg_metrics',

@@ -5,7 +5,6 @@ import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { listen } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
@@ -235,13 +234,7 @@ describe('request logs', () => {
   it('never writes the secrets of a rotation or the signatures of test deliveries, sent or failed', async () => {
     const logs = captureLogs('trace');
     const receiver = await HttpsReceiver.start();
-    const notifier = createNotifier({
-      allowedCidrs: ['127.0.0.1/32'],
-      timeoutMs: 10_000,
-      ca: [receiver.ca],
-      maxInFlight: 32,
-    });
-    const app = createApp(appDeps(pool(), { logger: logs.logger, notifier }));
+    const app = createApp(appDeps(pool(), { logger: logs.logger, notifier: receiver.notifier() }));
     const auth = { Authorization: `Bearer ${APP_TOKEN}` };
     const { companyId } = await newCompany();
     try {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { localhostCertificate } from '../../scripts/localhost-certificate.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../../src/webhook/notifier.js';
 import { assertWebhookMatchesContract } from './contract.js';
 
 export interface ReceivedWebhook {
@@ -49,6 +50,20 @@ export class HttpsReceiver {
   /** An address on this receiver; `host` may be "localhost" to go through name resolution. */
   url(path: string, host = '127.0.0.1'): string {
     return `https://${host}:${this.port}${path}`;
+  }
+
+  /**
+   * A notifier that trusts this receiver's certificate and may reach it (127.0.0.1/32 allowed, as
+   * WEBHOOK_ALLOWED_CIDRS would), otherwise with the service's defaults (10 s, 32 deliveries in flight).
+   */
+  notifier(options: Partial<NotifierOptions> = {}): Notifier {
+    return createNotifier({
+      allowedCidrs: ['127.0.0.1/32'],
+      timeoutMs: 10_000,
+      ca: [this.ca],
+      maxInFlight: 32,
+      ...options,
+    });
   }
 
   on(path: string, behaviour: Behaviour): void {

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { until } from '../support/wait.js';
@@ -27,12 +26,7 @@ describe('publishing to a slow receiver', function () {
   it('takes no database connection from other companies: twelve 8 s deliveries on a pool of 10', async () => {
     // One server process as in production: a pool of 10 connections (newApp's), the default place count.
     const server = newApp({
-      notifier: createNotifier({
-        allowedCidrs: ['127.0.0.1/32'],
-        timeoutMs: 15_000,
-        ca: [receiver.ca],
-        maxInFlight: 32,
-      }),
+      notifier: receiver.notifier({ timeoutMs: 15_000 }),
     });
     try {
       expect(server.pool.options.max).to.equal(10);

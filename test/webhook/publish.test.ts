@@ -4,7 +4,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { freePort } from '../../src/ports-and-pids.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { gate, until } from '../support/wait.js';
@@ -22,12 +21,9 @@ describe('publishing and the reportPublished webhook', () => {
 
   before(async () => {
     receiver = await HttpsReceiver.start();
-    const ca = [receiver.ca];
-    const notifier = (allowedCidrs: string[], timeoutMs: number) =>
-      createNotifier({ allowedCidrs, timeoutMs, ca, maxInFlight: 32 });
-    allowed = newApp({ notifier: notifier(['127.0.0.1/32'], 10_000) });
-    guarded = newApp({ notifier: notifier([], 10_000) });
-    impatient = newApp({ notifier: notifier(['127.0.0.1/32'], 300) });
+    allowed = newApp({ notifier: receiver.notifier() });
+    guarded = newApp({ notifier: receiver.notifier({ allowedCidrs: [] }) });
+    impatient = newApp({ notifier: receiver.notifier({ timeoutMs: 300 }) });
   });
 
   after(async () => {
@@ -170,7 +166,7 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       const untrusting = newApp({
-        notifier: createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, maxInFlight: 32 }),
+        notifier: receiver.notifier({ ca: undefined }),
       });
       try {
         const res = await publish(untrusting.app, company.companyId, id, {
@@ -230,12 +226,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('refuses IPv6 forms embedding a refused IPv4 address: compatible, mapped, NAT64, 6to4', async () => {
       // As an IPv6-only network would allow the transition prefixes: what they embed is still checked.
       const transition = newApp({
-        notifier: createNotifier({
-          allowedCidrs: ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16'],
-          timeoutMs: 10_000,
-          ca: [receiver.ca],
-          maxInFlight: 32,
-        }),
+        notifier: receiver.notifier({ allowedCidrs: ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16'] }),
       });
       const cases: Array<[string, { app: Express }]> = [
         // The case: request-filtering-agent calls ::/96 public unicast.
@@ -517,12 +508,7 @@ describe('publishing and the reportPublished webhook', () => {
 
     it('answers 503 with Retry-After past WEBHOOK_MAX_IN_FLIGHT deliveries, sends nothing and changes nothing', async () => {
       const limited = newApp({
-        notifier: createNotifier({
-          allowedCidrs: ['127.0.0.1/32'],
-          timeoutMs: 10_000,
-          ca: [receiver.ca],
-          maxInFlight: 2,
-        }),
+        notifier: receiver.notifier({ maxInFlight: 2 }),
       });
       const receiverAnswers = gate();
       try {

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { api, newApp, newCompany, pool } from '../support/harness.js';
 import { HttpsReceiver, type ReceivedWebhook } from '../support/https-receiver.js';
 import {
@@ -19,14 +18,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
 
   before(async () => {
     receiver = await HttpsReceiver.start();
-    allowed = newApp({
-      notifier: createNotifier({
-        allowedCidrs: ['127.0.0.1/32'],
-        timeoutMs: 10_000,
-        ca: [receiver.ca],
-        maxInFlight: 32,
-      }),
-    });
+    allowed = newApp({ notifier: receiver.notifier() });
   });
 
   after(async () => {

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { SAMPLE_REPORT_ID } from '../../src/webhook/sample-report.js';
 import { api, appDeps, databaseUrl, newApp, newCompany } from '../support/harness.js';
@@ -16,14 +15,7 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
 
   before(async () => {
     receiver = await HttpsReceiver.start();
-    allowed = newApp({
-      notifier: createNotifier({
-        allowedCidrs: ['127.0.0.1/32'],
-        timeoutMs: 10_000,
-        ca: [receiver.ca],
-        maxInFlight: 32,
-      }),
-    });
+    allowed = newApp({ notifier: receiver.notifier() });
   });
 
   after(async () => {
@@ -145,12 +137,7 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
     const onePool = createPool({ connectionString: databaseUrl(), max: 1 });
     const app = createApp(
       appDeps(onePool, {
-        notifier: createNotifier({
-          allowedCidrs: ['127.0.0.1/32'],
-          timeoutMs: 30_000,
-          ca: [silent.ca],
-          maxInFlight: 1,
-        }),
+        notifier: silent.notifier({ timeoutMs: 30_000, maxInFlight: 1 }),
       }),
     );
     let pending: Promise<unknown> | undefined;
