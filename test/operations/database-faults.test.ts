@@ -1,16 +1,14 @@
-import { readdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { toHttpError } from '../../src/errors.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { MIGRATIONS_DIR, runMigrations } from '../../src/db/migrate.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { createCompany } from '../../src/store/companies.js';
-import { newClusterDir } from '../support/database.js';
+import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { api, appDeps, reportInput, unique } from '../support/harness.js';
 import { waitUntilBlocked } from '../support/locks.js';
 import { captureLogs } from '../support/logs.js';
@@ -21,30 +19,21 @@ import { captureLogs } from '../support/logs.js';
  */
 describe('database faults', function () {
   this.timeout(120_000);
-  let dir: string;
-  let database: EmbeddedDatabase;
-  let port: number;
+  let database: OwnDatabase;
   let db: Pool;
   let app: Express;
   let key: string;
   const logs = captureLogs('info');
 
-  const startDatabase = async () => {
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'), port);
-  };
-
   before(async () => {
-    dir = await newClusterDir();
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'));
-    port = Number(new URL(database.url).port);
+    database = await startOwnDatabase();
     db = createPool({ connectionString: database.url, connectionTimeoutMillis: 2000 });
     app = createApp(appDeps(db, { logger: logs.logger }));
   });
 
   after(async () => {
     await db?.end();
-    await database?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await database?.remove();
   });
 
   it('is not ready until every migration is applied', async () => {
@@ -76,7 +65,7 @@ describe('database faults', function () {
     await api(app).get('/readyz').expect(503, unavailable);
     await api(app).get('/healthz').expect(200);
 
-    await startDatabase();
+    await database.restart();
     await api(app).get('/readyz').expect(200);
     await api(app).get('/auth').set('X-API-KEY', key).expect(200);
     const list = await api(app).get('/reports').set('X-API-KEY', key).expect(200);
@@ -140,7 +129,7 @@ describe('database faults', function () {
     ).to.equal(503);
     expect((await update).body).to.deep.equal({ error: 'database unavailable' });
 
-    await startDatabase();
+    await database.restart();
     const after = await api(app).get(`/reports/${created.body.id}`).set('X-API-KEY', key).expect(200);
     expect(after.body).to.deep.equal(before.body);
     expect(after.body).to.include({ inspectorNotes: 'original' });

@@ -25,11 +25,48 @@ async function removeAbandonedClusters(): Promise<void> {
  * A temporary directory for an embedded cluster, owned by this process: a later run removes it if
  * this one is killed before it can.
  */
-export async function newClusterDir(): Promise<string> {
+async function newClusterDir(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), PREFIX));
   await chmod(dir, 0o755); // the cluster runs as OS user "postgres" when the tests run as root
   await writeFile(path.join(dir, 'owner.pid'), String(process.pid));
   return dir;
+}
+
+/** A PostgreSQL of a test's own, to stop and start again under a running app. */
+export interface OwnDatabase {
+  /** Its address, the same after a restart (the same port). */
+  readonly url: string;
+  /** Stops the server and keeps its files: the database goes away. */
+  stop(): Promise<void>;
+  /** Starts it again where its clients expect it: the database comes back. */
+  restart(): Promise<void>;
+  /** Stops it and deletes its files. */
+  remove(): Promise<void>;
+}
+
+/** A fresh embedded cluster (not migrated), never the shared test database: for tests that stop their database. */
+export async function startOwnDatabase(): Promise<OwnDatabase> {
+  const dir = await newClusterDir();
+  const dataDir = path.join(dir, 'pg');
+  let embedded: EmbeddedDatabase;
+  try {
+    embedded = await startEmbeddedPostgres(dataDir);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const port = Number(new URL(embedded.url).port);
+  return {
+    url: embedded.url,
+    stop: () => embedded.stop(),
+    restart: async () => {
+      embedded = await startEmbeddedPostgres(dataDir, port);
+    },
+    remove: async () => {
+      await embedded.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface TestDatabase {

@@ -1,15 +1,11 @@
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
-import { newClusterDir } from '../support/database.js';
+import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { APP_TOKEN, api, appDeps, reportInput, unique } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { gate, until } from '../support/wait.js';
@@ -19,35 +15,24 @@ const auth = { Authorization: `Bearer ${APP_TOKEN}` };
 /** Stops and restarts a PostgreSQL of its own (never the shared test database) under a publish in flight. */
 describe('publishing when the database goes away during the delivery', function () {
   this.timeout(120_000);
-  let dir: string;
-  let database: EmbeddedDatabase;
-  let port: number;
+  let database: OwnDatabase;
   let db: Pool;
   let app: Express;
   let receiver: HttpsReceiver;
 
   before(async () => {
-    dir = await newClusterDir();
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'));
-    port = Number(new URL(database.url).port);
+    database = await startOwnDatabase();
     await runMigrations(database.url);
     receiver = await HttpsReceiver.start();
     db = createPool({ connectionString: database.url, connectionTimeoutMillis: 2000 });
     // The claim lasts 3 s (delivery) + 2 s (connect timeout) + 5 s.
-    const notifier = createNotifier({
-      allowedCidrs: ['127.0.0.1/32'],
-      timeoutMs: 3000,
-      ca: [receiver.ca],
-      maxInFlight: 32,
-    });
-    app = createApp(appDeps(db, { notifier }));
+    app = createApp(appDeps(db, { notifier: receiver.notifier({ timeoutMs: 3000 }) }));
   });
 
   after(async () => {
     await receiver?.stop();
     await db?.end();
-    await database?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await database?.remove();
   });
 
   it('answers 503 with Retry-After, keeps the attempt in the log, and the retry reuses the webhook-id', async () => {
@@ -90,7 +75,7 @@ describe('publishing when the database goes away during the delivery', function 
     expect(retryAfter).to.be.within(1, 10);
     const claimExpired = Date.now() + retryAfter * 1000;
 
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'), port);
+    await database.restart();
     // Until the claim runs out, the report is still being published.
     await publish().expect(409);
     await sleep(claimExpired - Date.now());
