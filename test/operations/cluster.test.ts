@@ -10,7 +10,8 @@ const WORKERS = { WEB_CONCURRENCY: '2' };
 /** Starts the service with two workers; resolves once both listen, with their pids. */
 async function startCluster(): Promise<{ server: RunningServer; workers: number[] }> {
   const server = await startServer(undefined, WORKERS);
-  for (let i = 0; i < 300 && listeners(server).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  const deadline = Date.now() + 60_000;
+  while (listeners(server).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const workers = listeners(server);
   expect(workers, 'two workers listen').to.have.length(2);
   expect(workers).not.to.include(server.child.pid);
@@ -36,7 +37,8 @@ async function authOnNewConnection(server: RunningServer, key: string): Promise<
 }
 
 describe('WEB_CONCURRENCY: workers of one port (node:cluster)', function () {
-  this.timeout(90_000);
+  // Each wait for workers to listen is bounded by 60 s; together they stay within this.
+  this.timeout(180_000);
   let server: RunningServer | undefined;
 
   afterEach(() => server?.kill());
