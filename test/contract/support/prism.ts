@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../src/ports-and-pids.js';
 
@@ -20,17 +20,39 @@ export interface PrismProxy {
   stop(): Promise<void>;
 }
 
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode}:\n${output()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.end(() => resolve(true)));
-      socket.once('error', () => resolve(false));
+/**
+ * Prism on a free port, once it says it listens there. Bounded: at most 60 s. A port found free
+ * can be taken by another process before Prism binds it (other workers and test runs on this machine
+ * open ports all the time), and a TCP probe would then reach that process: so the proof is Prism's own
+ * line, and a port taken meanwhile (EADDRINUSE) is tried again with another.
+ */
+async function startPrism(args: string[]): Promise<{ child: ChildProcess; port: number; exited: Promise<void> }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(PRISM, [...args, '--host', '127.0.0.1', '--port', String(port)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    let log = '';
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const listening = new Promise<boolean>((resolve) => {
+      const keep = (chunk: Buffer) => {
+        log = (log + chunk.toString()).slice(-20_000);
+        if (log.includes(`Prism is listening on http://127.0.0.1:${port}`)) resolve(true);
+      };
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', keep);
+      void exited.then(() => resolve(false));
+    });
+    const timer = new AbortController();
+    const started = await Promise.race([listening, sleep(60_000, false, { signal: timer.signal })]);
+    timer.abort();
+    if (started) return { child, port, exited };
+    child.kill('SIGKILL');
+    await exited;
+    if (!log.includes('EADDRINUSE') || attempt === 3)
+      throw new Error(`prism did not listen on ${port} (exit ${child.exitCode}):\n${log}`);
   }
-  throw new Error(`prism did not listen on ${port} within 30 s:\n${output()}`);
 }
 
 /**
@@ -39,22 +61,7 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
  * and response violation of the document in the `sl-violations` header.
  */
 export async function startPrismProxy(document: string, upstream: string): Promise<PrismProxy> {
-  const port = await freePort();
-  const child = spawn(PRISM, ['proxy', document, upstream, '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await waitForPort(port, child, () => log);
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
-  }
+  const { child, port, exited } = await startPrism(['proxy', document, upstream]);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     stop: async () => {
