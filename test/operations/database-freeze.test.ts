@@ -1,20 +1,17 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Response, Test } from 'supertest';
 import { createApp } from '../../src/app.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { listen } from '../../src/http-server.js';
 import { ApiKeyCache } from '../../src/store/api-key-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { createCompany } from '../../src/store/companies.js';
-import { newClusterDir } from '../support/database.js';
+import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { freezeCluster } from '../support/freeze.js';
 import { APP_TOKEN, api, appDeps, reportInput, unique } from '../support/harness.js';
 
@@ -44,8 +41,7 @@ async function timed(request: Test): Promise<{ res: Response; ms: number }> {
  */
 describe('a frozen or crawling database', function () {
   this.timeout(120_000);
-  let dir: string;
-  let database: EmbeddedDatabase;
+  let database: OwnDatabase;
   let thaw: (() => void) | undefined;
   const running: RunningApp[] = [];
   let cachedKey: string;
@@ -64,8 +60,7 @@ describe('a frozen or crawling database', function () {
   }
 
   before(async () => {
-    dir = await newClusterDir();
-    database = await startEmbeddedPostgres(path.join(dir, 'pg'));
+    database = await startOwnDatabase();
     await runMigrations(database.url);
     const setup = createPool({ connectionString: database.url, max: 1 });
     try {
@@ -87,8 +82,7 @@ describe('a frozen or crawling database', function () {
       await keys.close();
       await db.end();
     }
-    await database?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await database?.remove();
   });
 
   it('answers 503 with Retry-After within the wait plus a second while it is frozen, and 200 again once it thaws', async () => {
@@ -104,7 +98,7 @@ describe('a frozen or crawling database', function () {
       ['GET /readyz', () => api(url).get('/readyz')],
     ];
 
-    thaw = freezeCluster(path.join(dir, 'pg'));
+    thaw = freezeCluster(database.dataDir);
     const took: Record<string, number> = {};
     try {
       for (const [label, call] of calls) {

@@ -36,6 +36,8 @@ async function newClusterDir(): Promise<string> {
 export interface OwnDatabase {
   /** Its address, the same after a restart (the same port). */
   readonly url: string;
+  /** Its data directory (postmaster.pid names the server's process). */
+  readonly dataDir: string;
   /** Stops the server and keeps its files: the database goes away. */
   stop(): Promise<void>;
   /** Starts it again where its clients expect it: the database comes back. */
@@ -58,6 +60,7 @@ export async function startOwnDatabase(): Promise<OwnDatabase> {
   const port = Number(new URL(embedded.url).port);
   return {
     url: embedded.url,
+    dataDir,
     stop: () => embedded.stop(),
     restart: async () => {
       embedded = await startEmbeddedPostgres(dataDir, port);
