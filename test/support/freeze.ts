@@ -1,23 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-
-/** The parent pid of a process, from /proc/<pid>/stat (undefined once it is gone). */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-function childrenOf(parent: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => parentOf(pid) === parent);
-}
+import { childrenOf } from './processes.js';
 
 /**
  * Freezes a PostgreSQL cluster as a hung server would be: SIGSTOP to its postmaster and every process

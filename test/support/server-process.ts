@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,20 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { APP_TOKEN, databaseUrl } from './harness.js';
 import type { LogEntry } from './logs.js';
+import { parentOf } from './processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function parentOf(pid: number): number | undefined {
-  try {
-    return Number(
-      readFileSync(`/proc/${pid}/stat`, 'utf8')
-        .replace(/^.*\) /s, '')
-        .split(' ')[1],
-    );
-  } catch {
-    return undefined;
-  }
-}
 
 export interface RunningServer {
   child: ChildProcess;
