@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { describeValidationErrors } from '../src/validation-messages.js';
+import fc from 'fast-check';
+import { describeValidationErrors, type ValidatorItem } from '../src/validation-messages.js';
+
+/** An item of express-openapi-validator's error list: where, its message, and the schema keyword. */
+const item = (path: string, keyword: string, message = 'is invalid'): ValidatorItem => ({
+  path,
+  message,
+  errorCode: `${keyword}.openapi.validation`,
+});
 
 describe('validation messages (pure)', () => {
   it('names a missing field before any other error', () => {
@@ -56,5 +64,67 @@ describe('validation messages (pure)', () => {
       describeValidationErrors([{ path: '/body', message: 'must be object', errorCode: 'type.openapi.validation' }]),
     ).to.equal('the body must be a JSON object');
     expect(describeValidationErrors([])).to.equal('invalid request');
+  });
+
+  it("says each field's rule in words, and a property the operation does not take is unknown", () => {
+    expect(describeValidationErrors([item('/body/inspectionDate', 'format', 'must match format "date"')])).to.equal(
+      'inspectionDate must be a calendar date YYYY-MM-DD',
+    );
+    expect(describeValidationErrors([item('/body/invoiceItems/0', 'pattern')])).to.equal(
+      'invoiceItems[0] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"',
+    );
+    expect(describeValidationErrors([item('/query/limit', 'maximum')])).to.equal(
+      'limit must be an integer from 1 to 100',
+    );
+    expect(describeValidationErrors([item('/body/url', 'x-eov-format')])).to.equal(
+      'url must be an absolute https:// URL',
+    );
+    expect(describeValidationErrors([item('/body/restId', 'false schema')])).to.equal('unknown field: restId');
+  });
+
+  it("falls back to the validator's words after the field's label", () => {
+    expect(
+      describeValidationErrors([item('/body/notes', 'maxLength', 'must NOT have more than 100000 characters')]),
+    ).to.equal('notes must NOT have more than 100000 characters');
+    expect(describeValidationErrors([item('/body/text/0/x', 'type', 'must be string')])).to.equal(
+      'text[0].x must be string',
+    );
+  });
+
+  it('prefers the most telling of several errors: a failed contains over the pattern of each entry', () => {
+    const names = [
+      item('/body/clientNames', 'type', 'must be string'),
+      item('/body/clientNames', 'pattern'),
+      item('/body/clientNames', 'contains'),
+      item('/body/clientNames', 'oneOf', 'must match exactly one schema in oneOf'),
+    ];
+    expect(describeValidationErrors(names)).to.equal('clientNames must contain at least one non-blank name');
+  });
+
+  it('always gives one sentence, and a missing field first wherever it stands, whatever else is wrong', () => {
+    const keyword = fc.constantFrom(
+      'additionalProperties',
+      'contains',
+      'type',
+      'pattern',
+      'format',
+      'maxLength',
+      'minimum',
+      'enum',
+      'oneOf',
+      'anyOf',
+    );
+    const field = fc.constantFrom('clientNames', 'inspectionDate', 'notes', 'limit', 'clientEmails', 'x');
+    const anyItem = fc
+      .tuple(fc.constantFrom('/body', '/query'), field, fc.option(fc.nat(9)), keyword, fc.string())
+      .map(([at, name, index, kw, message]) => item(`${at}/${name}${index === null ? '' : `/${index}`}`, kw, message));
+    fc.assert(
+      fc.property(fc.array(anyItem, { maxLength: 6 }), field, fc.nat(6), (items, missing, at) => {
+        expect(describeValidationErrors(items)).to.be.a('string').and.not.equal('');
+        const withRequired = [...items];
+        withRequired.splice(at, 0, item(`/body/${missing}`, 'required'));
+        expect(describeValidationErrors(withRequired)).to.equal(`${missing} is required`);
+      }),
+    );
   });
 });
