@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
-import { operationsOf, partnerDocument, schemaValidator, type OpenApiDocument } from './support/partner-document.js';
+import { operationsOf, partnerContract, partnerDocument, type OpenApiDocument } from './support/partner-document.js';
 
 const full = parse(readFileSync(SPEC_PATH, 'utf8')) as OpenApiDocument;
 
@@ -100,8 +100,8 @@ describe('the published partner document', () => {
     };
     expect(webhook.security).to.deep.equal([]);
     const { example } = webhook.requestBody.content['application/json'];
-    const validate = schemaValidator('#/webhooks/reportPublished/post/requestBody/content/application~1json/schema');
-    expect(validate(example), JSON.stringify(validate.errors)).to.equal(true);
+    const schema = '#/webhooks/reportPublished/post/requestBody/content/application~1json/schema';
+    expect(partnerContract.schemaProblems(schema, example)).to.deep.equal([]);
     const report = partnerDocument.components!.schemas!.Report as { required: string[] };
     expect(Object.keys(example)).to.have.members(report.required);
     expect(example).to.include({ status: 'published' });
@@ -127,8 +127,8 @@ describe('the published partner document', () => {
     const { example } = (list.operation.responses['200'] as { content: Record<string, { example: unknown }> }).content[
       'application/json'
     ]!;
-    const validate = schemaValidator('#/paths/~1reports/get/responses/200/content/application~1json/schema');
-    expect(validate(example), JSON.stringify(validate.errors)).to.equal(true);
+    const schema = '#/paths/~1reports/get/responses/200/content/application~1json/schema';
+    expect(partnerContract.schemaProblems(schema, example)).to.deep.equal([]);
     // The list's samples walk every page by the Link header.
     for (const sample of list.operation['x-codeSamples']!)
       expect(sample.source).to.match(/rel="next"|links\.get\("next"\)/);

@@ -39,6 +39,8 @@ export interface CheckedResponse {
 }
 
 export interface Contract {
+  /** Problems of a value against the JSON schema at a pointer of the document ("#/components/schemas/Report"); empty when it conforms. */
+  schemaProblems(ref: string, value: unknown): string[];
   /** Problems of an answer to `method url`; empty when it conforms. A path the document does not have must answer 404 or 405. */
   responseProblems(method: string, url: string, res: CheckedResponse): string[];
   /** Problems of a request the service sent to the named webhook (JSON content type, declared headers, body); empty when it conforms. */
@@ -51,7 +53,7 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0')
 export function contractOf(document: ContractDocument): Contract {
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
   ajv.addSchema(document, 'doc');
-  const validator = (ref: string) => ajv.getSchema(`doc#/${ref}`) ?? ajv.compile({ $ref: `doc#/${ref}` });
+  const validator = (ref: string) => ajv.getSchema(`doc${ref}`) ?? ajv.compile({ $ref: `doc${ref}` });
   const templates = Object.keys(document.paths).map((template) => ({
     template,
     regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
@@ -89,6 +91,8 @@ export function contractOf(document: ContractDocument): Contract {
     });
 
   return {
+    schemaProblems,
+
     responseProblems(method, url, res) {
       const path = url.split('?')[0]!;
       const match = templates.find((t) => t.regex.test(path));
@@ -121,7 +125,7 @@ export function contractOf(document: ContractDocument): Contract {
       const at = declaredRef
         ? declaredRef.replace(/^#\//, '')
         : pointer('paths', match.template, method.toLowerCase(), 'responses', String(res.status));
-      return [...problems, ...schemaProblems(`${at}/content/application~1json/schema`, res.body)];
+      return [...problems, ...schemaProblems(`#/${at}/content/application~1json/schema`, res.body)];
     },
 
     webhookProblems(name, headers, rawBody) {
@@ -137,7 +141,7 @@ export function contractOf(document: ContractDocument): Contract {
         ),
       );
       const body = pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema');
-      return [...problems, ...schemaProblems(body, JSON.parse(rawBody))];
+      return [...problems, ...schemaProblems(`#/${body}`, JSON.parse(rawBody))];
     },
   };
 }
@@ -152,7 +156,8 @@ function isErrorBody(body: unknown): boolean {
 }
 
 /** openapi.yaml, the whole contract (application API and webhooks included). */
-export const contract = contractOf(parse(readFileSync(SPEC_PATH, 'utf8')) as ContractDocument);
+export const spec = parse(readFileSync(SPEC_PATH, 'utf8')) as ContractDocument;
+export const contract = contractOf(spec);
 
 /** Throws when an answer the tests received breaks openapi.yaml. */
 export function assertMatchesContract(method: string, url: string, res: CheckedResponse): void {
