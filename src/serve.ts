@@ -1,9 +1,9 @@
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createPool } from './db/pool.js';
-import { listen, stopServer } from './http-server.js';
+import { listen, stopServer } from './http/listen.js';
 import type { Logger } from './logger.js';
-import { ApiKeyCache } from './store/api-key-cache.js';
+import { ApiKeyCache } from './auth/api-key-cache.js';
 import { createNotifier } from './webhook/notifier.js';
 
 export interface Service {

@@ -19,15 +19,15 @@ import type {
   WebhookTestResult,
 } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
-import { conflict, notFound } from '../errors.js';
-import { publishReport } from '../publishing.js';
+import { conflict, notFound } from '../http/errors.js';
+import { publishReport } from '../use-cases/publish-report.js';
 import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-keys.js';
 import { addUser, companyExists, createCompany } from '../store/companies.js';
 import { isUuid } from '../store/ids.js';
 import { readIntegration, rotateSecret, setWebhook } from '../store/integrations.js';
 import { createOrUpdate, startReport } from '../store/report-writes.js';
 import { findForCompany } from '../store/reports.js';
-import { noWebhookAddress, sendTestDelivery } from '../test-delivery.js';
+import { noWebhookAddress, sendTestDelivery } from '../use-cases/send-test-delivery.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
 import type { Notifier } from '../webhook/notifier.js';
 import { newWebhookSecret } from '../webhook/signing.js';

@@ -2,9 +2,9 @@ import { Router, type Response } from 'express';
 import type { OperationalStatus } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { pendingMigrations } from '../db/migrate.js';
-import { unavailable } from '../errors.js';
-import { metricsSource } from '../metrics.js';
-import { requireAppToken } from '../middleware/app-token.js';
+import { unavailable } from '../http/errors.js';
+import { metricsSource } from '../http/metrics.js';
+import { requireAppToken } from '../auth/app-token.js';
 
 /** Operator endpoints: liveness and readiness probes (no key) and Prometheus metrics (application token). */
 export function operationsRouter(db: Pool, appToken: string): Router {

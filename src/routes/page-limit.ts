@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../http/errors.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 

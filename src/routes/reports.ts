@@ -1,8 +1,8 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
-import { badRequest, notFound } from '../errors.js';
-import { keyPrincipal } from '../middleware/api-key.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { keyPrincipal } from '../auth/api-key.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import { createOrUpdate } from '../store/report-writes.js';
 import * as reports from '../store/reports.js';

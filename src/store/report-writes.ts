@@ -1,7 +1,7 @@
 import type { ReportInput } from '../api-types.js';
 import { namedParameters } from '../db/named-parameters.js';
 import type { Pool, Queryable } from '../db/pool.js';
-import { badRequest, conflict, type HttpError } from '../errors.js';
+import { badRequest, conflict, type HttpError } from '../http/errors.js';
 import { INVOICE_ITEM_SHAPE, parseInvoiceItem, toList } from '../report-fields.js';
 import { isUuid } from './ids.js';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
-import { webhookDeliveries } from '../metrics.js';
+import { webhookDeliveries } from '../http/metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
 import { signedHeaders } from './signing.js';
 

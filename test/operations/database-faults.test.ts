@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
-import { toHttpError } from '../../src/errors.js';
+import { toHttpError } from '../../src/http/errors.js';
 import { MIGRATIONS_DIR, runMigrations } from '../../src/db/migrate.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { createKey } from '../../src/store/api-keys.js';

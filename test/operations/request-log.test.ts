@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { listen } from '../../src/http-server.js';
+import { listen } from '../../src/http/listen.js';
 import { createLogger } from '../../src/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';

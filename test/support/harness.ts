@@ -4,7 +4,7 @@ import type { Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logger.js';
-import { ApiKeyCache } from '../../src/store/api-key-cache.js';
+import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { addUser, createCompany } from '../../src/store/companies.js';
 import { createNotifier } from '../../src/webhook/notifier.js';

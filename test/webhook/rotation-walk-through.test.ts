@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
-import { listen } from '../../src/http-server.js';
+import { listen } from '../../src/http/listen.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
 import { APP_TOKEN, appDeps, newCompany, pool } from '../support/harness.js';
 

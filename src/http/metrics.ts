@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import type { RequestHandler } from 'express';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { clusterMetrics } from './cluster.js';
-import type { Pool } from './db/pool.js';
+import { clusterMetrics } from '../cluster.js';
+import type { Pool } from '../db/pool.js';
 import { routeTemplate } from './route-template.js';
 
 /** Process-wide metrics (one process, one registry): default process metrics, HTTP, webhooks. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../http/errors.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 

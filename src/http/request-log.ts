@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
-import { routeTemplate } from '../route-template.js';
-import { keyCompanyId } from './api-key.js';
+import { routeTemplate } from './route-template.js';
+import { keyCompanyId } from '../auth/api-key.js';
 import { isUuid } from '../store/ids.js';
 
 /**

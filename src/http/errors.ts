@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from './logger.js';
-import { isDatabaseUnavailable } from './db/unavailable.js';
+import type { Logger } from '../logger.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
 

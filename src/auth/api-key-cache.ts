@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { connectionOptions, type Queryable } from '../db/pool.js';
-import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
+import { authenticate, hashKey, type KeyPrincipal } from '../store/api-keys.js';
 
 /** Finds the principal behind an API key; undefined for an unknown or revoked key. */
 export interface KeyAuthenticator {

@@ -58,7 +58,7 @@ function answerClientErrors(server: Server, requestTimeoutMs: number): void {
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${randomUUID()}`,
-      // As every answer of the API (see middleware/no-store.ts).
+      // As every answer of the API (see no-store.ts).
       'Cache-Control: no-store',
       'Connection: close',
     ];

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest, HttpError } from './errors.js';
 import { rejectInvalidUtf8 } from './utf8-body.js';
 
 /**

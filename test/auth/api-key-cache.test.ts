@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool, Queryable } from '../../src/db/pool.js';
-import { ApiKeyCache } from '../../src/store/api-key-cache.js';
+import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
 import { api, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
 
 interface CachingServer {

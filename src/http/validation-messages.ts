@@ -1,4 +1,4 @@
-import { INVOICE_ITEM_SHAPE } from './report-fields.js';
+import { INVOICE_ITEM_SHAPE } from '../report-fields.js';
 
 /**
  * Validator errors as one sentence naming the field, as openapi.yaml's 400 examples read: a pure

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { badRequest } from '../errors.js';
+import { badRequest } from './errors.js';
 
 const ILL_FORMED = 'must be well-formed Unicode text (no invalid UTF-8, no lone surrogate such as \\ud800)';
 

@@ -1,8 +1,8 @@
-import type { PublishInput, PublishResult, Report } from './api-types.js';
-import type { Pool } from './db/pool.js';
-import { withTransaction } from './db/pool.js';
-import { conflict, HttpError, toHttpError } from './errors.js';
-import { findForCompany } from './store/reports.js';
+import type { PublishInput, PublishResult, Report } from '../api-types.js';
+import type { Pool } from '../db/pool.js';
+import { withTransaction } from '../db/pool.js';
+import { conflict, HttpError, toHttpError } from '../http/errors.js';
+import { findForCompany } from '../store/reports.js';
 import {
   claimForDelivery,
   lockForPublish,
@@ -10,10 +10,10 @@ import {
   releaseClaim,
   type PublishClaim,
   type PublishTarget,
-} from './store/publish-claims.js';
-import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
-import type { DeliveryAttempt, Notifier, WebhookMessage } from './webhook/notifier.js';
-import { newWebhookId } from './webhook/signing.js';
+} from '../store/publish-claims.js';
+import { completeAttempt, startAttempt } from '../store/webhook-deliveries.js';
+import type { DeliveryAttempt, Notifier, WebhookMessage } from '../webhook/notifier.js';
+import { newWebhookId } from '../webhook/signing.js';
 
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
 

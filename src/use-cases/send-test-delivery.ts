@@ -1,11 +1,11 @@
-import type { WebhookTestResult } from './api-types.js';
-import type { Pool } from './db/pool.js';
-import { HttpError, conflict } from './errors.js';
-import { findWebhookTarget } from './store/integrations.js';
-import { completeAttempt, startAttempt } from './store/webhook-deliveries.js';
-import type { DeliveryAttempt, Notifier } from './webhook/notifier.js';
-import { sampleReport } from './webhook/sample-report.js';
-import { newWebhookId } from './webhook/signing.js';
+import type { WebhookTestResult } from '../api-types.js';
+import type { Pool } from '../db/pool.js';
+import { HttpError, conflict } from '../http/errors.js';
+import { findWebhookTarget } from '../store/integrations.js';
+import { completeAttempt, startAttempt } from '../store/webhook-deliveries.js';
+import type { DeliveryAttempt, Notifier } from '../webhook/notifier.js';
+import { sampleReport } from '../webhook/sample-report.js';
+import { newWebhookId } from '../webhook/signing.js';
 
 export const noWebhookAddress = () => conflict('the company has no webhook address: set one first');
 

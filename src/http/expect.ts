@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from '../errors.js';
+import { HttpError } from './errors.js';
 
 /** Node's own test for the one expectation it meets itself, by answering "100 Continue". */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { badRequest } from '../errors.js';
-import type { KeyAuthenticator } from '../store/api-key-cache.js';
+import { badRequest } from '../http/errors.js';
+import type { KeyAuthenticator } from './api-key-cache.js';
 import type { KeyPrincipal } from '../store/api-keys.js';
 
 const principals = new WeakMap<Request, KeyPrincipal>();

@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import { parse } from 'yaml';
 
 /** The full contract (partner and internal parts): the single source of truth. */
-export const SPEC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi.yaml');
+export const SPEC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 

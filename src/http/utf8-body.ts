@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { badRequest } from '../errors.js';
+import { badRequest } from './errors.js';
 import { findUnstorableText } from './no-nul.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Request } from 'express';
 import { parse } from 'yaml';
-import { SPEC_PATH } from './openapi.js';
+import { SPEC_PATH } from './openapi-validator.js';
 
 /** Logs and metrics label requests by this when no path of the document matches: bounded cardinality. */
 export const UNMATCHED_ROUTE = 'unmatched';
