@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { APP_TOKEN, api, newApp, newCompany, pool, reportInput, unique } from '../support/harness.js';
 
+/** What GET …/integration shows for a company without an active integration. */
+const NO_INTEGRATION = { active: false, webhookUrl: null, secret: null, previousSecretExpiresAt: null, keys: [] };
+
 const auth = { Authorization: `Bearer ${APP_TOKEN}` };
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
@@ -302,13 +305,7 @@ describe('application API: webhook address and integration', () => {
       .send({})
       .expect(400, { error: 'url is required' });
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
-    expect(integration.body).to.deep.equal({
-      active: false,
-      webhookUrl: null,
-      secret: null,
-      previousSecretExpiresAt: null,
-      keys: [],
-    });
+    expect(integration.body).to.deep.equal(NO_INTEGRATION);
   });
 
   it('shows the integration with its keys and address', async () => {
@@ -347,13 +344,7 @@ describe('application API: webhook address and integration', () => {
       await Promise.all([processA.pool.end(), processB.pool.end()]);
     }
     const integration = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
-    expect(integration.body).to.deep.equal({
-      active: false,
-      webhookUrl: null,
-      secret: null,
-      previousSecretExpiresAt: null,
-      keys: [],
-    });
+    expect(integration.body).to.deep.equal(NO_INTEGRATION);
     const { rows } = await pool().query(
       'SELECT webhook_url, webhook_secret, previous_webhook_secret FROM integrations WHERE company_id = $1',
       [companyId],
