@@ -155,11 +155,46 @@ function treeCpuSeconds(parent: number): number {
   return total;
 }
 
+/** Runs fn while NOTIFY_TRIGGER is installed. */
+async function withNotifyTrigger(url: string, fn: () => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(NOTIFY_TRIGGER.install);
+    try {
+      await fn();
+    } finally {
+      await client.query(NOTIFY_TRIGGER.remove);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cases.
 
-/** `workers`: the service again, with BENCH_WORKERS workers behind its port (WEB_CONCURRENCY). */
-type Target = 'bare' | 'service' | 'straightforward' | 'workers';
+/**
+ * `workers`: the service again, with BENCH_WORKERS workers behind its port (WEB_CONCURRENCY).
+ * The experiments, each on the compared operations: `floor`, the service's data layer behind bare
+ * Express with no guarantee around it (scripts/bench-floor.ts: what any change on the Node side could
+ * at best reach); `capped`, the service with a V8 heap ceiling (HEAP_CAP_ARGS: what holding its RSS
+ * under the budget costs); `notified`, the service's writes while every report write also notifies
+ * (NOTIFY_TRIGGER: the write cost of an in-process report cache invalidated across processes).
+ */
+type Target = 'bare' | 'service' | 'straightforward' | 'workers' | 'floor' | 'capped' | 'notified';
+
+/** The node options of the `capped` experiment, added to those of `npm run start:production`. */
+const HEAP_CAP_ARGS = ['--max-old-space-size=160'];
+
+/** What a report cache in each process would need: every write of a report notifies, on commit. */
+const NOTIFY_TRIGGER = {
+  install: `CREATE FUNCTION bench_report_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN PERFORM pg_notify('bench_report_changed', NEW.company_id::text || ' ' || NEW.id::text); RETURN NULL; END $$;
+            CREATE TRIGGER bench_report_changed AFTER INSERT OR UPDATE ON public.reports
+              FOR EACH ROW EXECUTE FUNCTION bench_report_changed()`,
+  remove: 'DROP TRIGGER bench_report_changed ON public.reports; DROP FUNCTION bench_report_changed()',
+};
 
 interface Case {
   name: string;
@@ -295,16 +330,19 @@ async function main(): Promise<void> {
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const cpuProfDir = env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined;
   const productionArgs = buildProduction();
+  /** The service's environment in the bench, listening on port. */
+  const serviceEnv = (port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    DATABASE_URL: database!.url,
+    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
   const service = startChild(
     'service',
     [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...productionArgs],
-    {
-      DATABASE_URL: database.url,
-      APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
+    serviceEnv(servicePort),
   );
   const smallHeaders = { 'x-api-key': small.key };
   const largeHeaders = { 'x-api-key': large.key };
@@ -332,29 +370,37 @@ async function main(): Promise<void> {
     { DATABASE_URL: database.url, PORT: String(straightforwardPort), LOG_LEVEL: 'warn' },
   );
   const workersPort = await freePort();
-  const workers = startChild('workers', productionArgs, {
+  const workers = startChild('workers', productionArgs, serviceEnv(workersPort, { WEB_CONCURRENCY: String(WORKERS) }));
+  const floorPort = await freePort();
+  const floor = startChild('floor', ['--import', 'tsx', 'scripts/bench-floor.ts'], {
     DATABASE_URL: database.url,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(workersPort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    WEB_CONCURRENCY: String(WORKERS),
+    PORT: String(floorPort),
   });
+  const cappedPort = await freePort();
+  const capped = startChild('capped', [...HEAP_CAP_ARGS, ...productionArgs], serviceEnv(cappedPort));
   const urls: Record<Target, string> = {
     bare: `http://127.0.0.1:${barePort}`,
     service: serviceUrl,
     straightforward: `http://127.0.0.1:${straightforwardPort}`,
     workers: `http://127.0.0.1:${workersPort}`,
+    floor: `http://127.0.0.1:${floorPort}`,
+    capped: `http://127.0.0.1:${cappedPort}`,
+    notified: serviceUrl,
   };
   const pids: Record<Target, number> = {
     bare: bare.pid!,
     service: service.pid!,
     straightforward: straightforward.pid!,
     workers: workers.pid!,
+    floor: floor.pid!,
+    capped: capped.pid!,
+    notified: service.pid!,
   };
   await waitUntilUp(`${urls.bare}/report`);
   await waitUntilUp(`${urls.straightforward}/auth`, smallHeaders);
   await waitUntilUp(`${urls.workers}/auth`, smallHeaders);
+  await waitUntilUp(`${urls.floor}/reports?limit=1`, smallHeaders);
+  await waitUntilUp(`${urls.capped}/auth`, smallHeaders);
 
   let counter = 0;
   const json = { 'content-type': 'application/json' };
@@ -468,6 +514,10 @@ async function main(): Promise<void> {
     for (const target of order) await run(c, target);
     // Right after the single process, so that the two see the same machine.
     if (WORKERS > 1) await run(c, 'workers');
+    if (!c.compared) continue;
+    await run(c, 'floor');
+    await run(c, 'capped');
+    if (c.name.startsWith('POST')) await withNotifyTrigger(database.url, () => run(c, 'notified'));
   }
   await run(bareCase, 'bare');
 
@@ -495,6 +545,22 @@ async function main(): Promise<void> {
       errors: service.errors + plain.errors,
     };
   });
+  // The experiments, operation by operation: the floor against the targets, and what the heap ceiling
+  // and the notifications cost, as requests/s over the service's in the same run.
+  const experiments = COMPARED.filter((c) => rowOf('service', c.case)).map((c) => {
+    const service = rowOf('service', c.case)!;
+    const plain = rowOf('straightforward', c.case);
+    const floorRow = rowOf('floor', c.case);
+    const overService = (row?: Row) => (row ? row.requestsPerSec / service.requestsPerSec : null);
+    return {
+      label: c.label,
+      floor: floorRow?.requestsPerSec ?? null,
+      floorTimesStraightforward: floorRow && plain ? floorRow.requestsPerSec / plain.requestsPerSec : null,
+      floorOfBare: floorRow?.ofBare ?? null,
+      cappedOfService: overService(rowOf('capped', c.case)),
+      notifiedOfService: overService(rowOf('notified', c.case)),
+    };
+  });
   const listSmall = rowOf('service', 'GET /reports?limit=20 (1k)')?.p99Ms;
   const listLarge = rowOf('service', 'GET /reports?limit=20 (1M)')?.p99Ms;
   const targets: Record<string, boolean> = {};
@@ -510,7 +576,7 @@ async function main(): Promise<void> {
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = peakRssMb.service <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
 
-  await Promise.all([bare, straightforward, service, workers].map(stopChild));
+  await Promise.all([bare, straightforward, service, workers, floor, capped].map(stopChild));
   // Requests/s with the workers over the single process, case by case.
   const scaleOut = Object.fromEntries(
     cases.flatMap((c) => {
@@ -541,6 +607,7 @@ async function main(): Promise<void> {
     peakRssMb,
     bareRequestsPerSec: bareRps,
     comparison,
+    experiments,
     workers: WORKERS,
     scaleOut,
     results: rows,
@@ -575,6 +642,33 @@ async function main(): Promise<void> {
       `list p99 1M/1k: ${report.listP99Ratio1Mto1k?.toFixed(2) ?? 'n/a'}`,
   );
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
+  const fixed = (n: number | null, digits = 2) => (n === null ? '' : n.toFixed(digits));
+  console.log('');
+  console.log(
+    `experiments: floor = the data layer on bare Express, no guarantees (scripts/bench-floor.ts); ` +
+      `capped = the service with ${HEAP_CAP_ARGS.join(' ')} (peak RSS ${peakRssMb.capped.toFixed(0)} MB); ` +
+      `notified = the service while every report write notifies (a cross-process report cache's write cost)`,
+  );
+  console.log(
+    formatTable(
+      [
+        'operation',
+        'floor req/s',
+        'floor x straightforward',
+        'floor of bare',
+        'capped / service',
+        'notified / service',
+      ],
+      experiments.map((e) => [
+        e.label,
+        fixed(e.floor, 0),
+        fixed(e.floorTimesStraightforward),
+        fixed(e.floorOfBare),
+        fixed(e.cappedOfService),
+        fixed(e.notifiedOfService),
+      ]),
+    ),
+  );
   if (Object.keys(scaleOut).length > 0) {
     console.log(
       `${WORKERS} workers (peak RSS ${peakRssMb.workers.toFixed(0)} MB in all) / 1 process, requests/s: ` +
