@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { requestLog } from './request-log.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
 
@@ -126,9 +127,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const httpError = toHttpError(err, req);
     if (httpError.status >= 500) {
-      // req.log (pino-http) carries the request id, so this line pairs with the request's own line.
+      // requestLog(req) carries the request id, so this line pairs with the request's own line.
       // The route template, as on that line: the raw URL would log ids, cursors and restIds.
-      (req.log ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
+      (requestLog(req) ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();

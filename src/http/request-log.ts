@@ -25,11 +25,20 @@ function companyIdOf(req: Request): string | undefined {
   return keyCompanyId(req) ?? (fromPath && isUuid(fromPath) ? fromPath : undefined);
 }
 
-declare module 'http' {
-  interface IncomingMessage {
-    /** The request's logger: every line carries its request id (reqId). */
-    log: Logger;
-  }
+const REQUEST_LOG = Symbol('request log');
+
+/** What requestLogger keeps on a request: its logger is made from these on first use. */
+interface RequestLog {
+  base: Logger;
+  reqId: string;
+  child?: Logger;
+}
+type LoggedRequest = IncomingMessage & { [REQUEST_LOG]?: RequestLog };
+
+/** The request's logger, every line carrying its request id (reqId); undefined before requestLogger ran. */
+export function requestLog(req: IncomingMessage): Logger | undefined {
+  const state = (req as LoggedRequest)[REQUEST_LOG];
+  return state && (state.child ??= state.base.child({ reqId: state.reqId }));
 }
 
 /** One log line's fields. Deliberately no headers, query or body: nothing secret can slip in. */
@@ -46,7 +55,7 @@ function requestLine(req: Request, res: ServerResponse, durationMs: number) {
 
 /**
  * One JSON line per request when its response ends or is cut off (method, route template, status,
- * duration, request id, company id); 5xx at level error, the rest at info. `req.log` carries the
+ * duration, request id, company id); 5xx at level error, the rest at info. requestLog(req) carries the
  * request id for anything else logged while handling the request. (pino-http did the same, but made two
  * child loggers per request, one of them serialising the whole request, whether or not anything was
  * logged: here the child is made only when used, and the line only when its level is written.)
@@ -55,14 +64,15 @@ export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = Date.now();
     const reqId = requestId(req, res);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId })), configurable: true });
+    // A plain property, the same on every request: a getter defined per request would give each
+    // request object a shape of its own, and slow every later property read on it.
+    (req as LoggedRequest)[REQUEST_LOG] = { base: logger, reqId };
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
-      req.log[level](requestLine(req, res, Date.now() - started), 'request completed');
+      requestLog(req)![level](requestLine(req, res, Date.now() - started), 'request completed');
     };
     res.on('finish', done);
     res.on('close', done);
