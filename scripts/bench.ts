@@ -155,16 +155,20 @@ function treeCpuSeconds(parent: number): number {
   return total;
 }
 
-/** Runs fn while NOTIFY_TRIGGER is installed. */
-async function withNotifyTrigger(url: string, fn: () => Promise<void>): Promise<void> {
+/**
+ * Runs fn while writes of reports notify nothing (db/migrations/10_report_change_notify.sql's trigger
+ * disabled): the service's report cache may go stale meanwhile, so only writes are driven then and the
+ * processes are not read from again.
+ */
+async function withoutReportNotifications(url: string, fn: () => Promise<void>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(NOTIFY_TRIGGER.install);
+    await client.query('ALTER TABLE reports DISABLE TRIGGER reports_notify_changed');
     try {
       await fn();
     } finally {
-      await client.query(NOTIFY_TRIGGER.remove);
+      await client.query('ALTER TABLE reports ENABLE TRIGGER reports_notify_changed');
     }
   } finally {
     await client.end();
@@ -179,22 +183,13 @@ async function withNotifyTrigger(url: string, fn: () => Promise<void>): Promise<
  * The experiments, each on the compared operations: `floor`, the service's data layer behind bare
  * Express with no guarantee around it (scripts/bench-floor.ts: what any change on the Node side could
  * at best reach); `capped`, the service with a V8 heap ceiling (HEAP_CAP_ARGS: what holding its RSS
- * under the budget costs); `notified`, the service's writes while every report write also notifies
- * (NOTIFY_TRIGGER: the write cost of an in-process report cache invalidated across processes).
+ * under the budget costs); `unnotified`, the service's writes while report writes do not notify
+ * (withoutReportNotifications: what keeping the report cache correct across processes costs writes).
  */
-type Target = 'bare' | 'service' | 'straightforward' | 'workers' | 'floor' | 'capped' | 'notified';
+type Target = 'bare' | 'service' | 'straightforward' | 'workers' | 'floor' | 'capped' | 'unnotified';
 
 /** The node options of the `capped` experiment, added to those of `npm run start:production`. */
-const HEAP_CAP_ARGS = ['--max-old-space-size=160'];
-
-/** What a report cache in each process would need: every write of a report notifies, on commit. */
-const NOTIFY_TRIGGER = {
-  install: `CREATE FUNCTION bench_report_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-              BEGIN PERFORM pg_notify('bench_report_changed', NEW.company_id::text || ' ' || NEW.id::text); RETURN NULL; END $$;
-            CREATE TRIGGER bench_report_changed AFTER INSERT OR UPDATE ON public.reports
-              FOR EACH ROW EXECUTE FUNCTION bench_report_changed()`,
-  remove: 'DROP TRIGGER bench_report_changed ON public.reports; DROP FUNCTION bench_report_changed()',
-};
+const HEAP_CAP_ARGS = ['--max-old-space-size=512'];
 
 interface Case {
   name: string;
@@ -370,14 +365,18 @@ async function main(): Promise<void> {
     { DATABASE_URL: database.url, PORT: String(straightforwardPort), LOG_LEVEL: 'warn' },
   );
   const workersPort = await freePort();
-  const workers = startChild('workers', productionArgs, serviceEnv(workersPort, { WEB_CONCURRENCY: String(WORKERS) }));
   const floorPort = await freePort();
   const floor = startChild('floor', ['--import', 'tsx', 'scripts/bench-floor.ts'], {
     DATABASE_URL: database.url,
     PORT: String(floorPort),
   });
   const cappedPort = await freePort();
-  const capped = startChild('capped', [...HEAP_CAP_ARGS, ...productionArgs], serviceEnv(cappedPort));
+  // The other service processes run only while driven: idle, each would still listen for (and take
+  // PostgreSQL's work of delivering) every notification of the reports the one driven writes.
+  const onDemand = {
+    workers: () => startChild('workers', productionArgs, serviceEnv(workersPort, { WEB_CONCURRENCY: String(WORKERS) })),
+    capped: () => startChild('capped', [...HEAP_CAP_ARGS, ...productionArgs], serviceEnv(cappedPort)),
+  };
   const urls: Record<Target, string> = {
     bare: `http://127.0.0.1:${barePort}`,
     service: serviceUrl,
@@ -385,22 +384,20 @@ async function main(): Promise<void> {
     workers: `http://127.0.0.1:${workersPort}`,
     floor: `http://127.0.0.1:${floorPort}`,
     capped: `http://127.0.0.1:${cappedPort}`,
-    notified: serviceUrl,
+    unnotified: serviceUrl,
   };
   const pids: Record<Target, number> = {
     bare: bare.pid!,
     service: service.pid!,
     straightforward: straightforward.pid!,
-    workers: workers.pid!,
+    workers: 0,
     floor: floor.pid!,
-    capped: capped.pid!,
-    notified: service.pid!,
+    capped: 0,
+    unnotified: service.pid!,
   };
   await waitUntilUp(`${urls.bare}/report`);
   await waitUntilUp(`${urls.straightforward}/auth`, smallHeaders);
-  await waitUntilUp(`${urls.workers}/auth`, smallHeaders);
   await waitUntilUp(`${urls.floor}/reports?limit=1`, smallHeaders);
-  await waitUntilUp(`${urls.capped}/auth`, smallHeaders);
 
   let counter = 0;
   const json = { 'content-type': 'application/json' };
@@ -499,6 +496,20 @@ async function main(): Promise<void> {
     );
   };
 
+  /** High-water marks of the processes started for their runs, taken before each was stopped. */
+  const stoppedHwm = new Map<Target, number>();
+  const runStarted = async (c: Case, target: keyof typeof onDemand): Promise<void> => {
+    const child = onDemand[target]();
+    pids[target] = child.pid!;
+    try {
+      await waitUntilUp(`${urls[target]}/auth`, smallHeaders);
+      await run(c, target);
+      stoppedHwm.set(target, Math.max(stoppedHwm.get(target) ?? 0, memory(child.pid!).hwm));
+    } finally {
+      await stopChild(child);
+    }
+  };
+
   // Bare Express at the start and at the end: the mean is the yardstick, the spread shows the drift.
   // Compared cases alternate which of the two implementations goes first, so that neither always
   // runs on the warmer (or the more loaded) machine.
@@ -513,11 +524,11 @@ async function main(): Promise<void> {
     if (c.compared) serviceFirst = !serviceFirst;
     for (const target of order) await run(c, target);
     // Right after the single process, so that the two see the same machine.
-    if (WORKERS > 1) await run(c, 'workers');
+    if (WORKERS > 1) await runStarted(c, 'workers');
     if (!c.compared) continue;
     await run(c, 'floor');
-    await run(c, 'capped');
-    if (c.name.startsWith('POST')) await withNotifyTrigger(database.url, () => run(c, 'notified'));
+    await runStarted(c, 'capped');
+    if (c.name.startsWith('POST')) await withoutReportNotifications(database.url, () => run(c, 'unnotified'));
   }
   await run(bareCase, 'bare');
 
@@ -529,7 +540,10 @@ async function main(): Promise<void> {
   const peakRssMb = Object.fromEntries(
     (Object.keys(pids) as Target[]).map((t) => [
       t,
-      Math.max(memory(pids[t]).hwm, ...rows.filter((r) => r.target === t).map((r) => r.peakRssMb)),
+      Math.max(
+        stoppedHwm.get(t) ?? (t in onDemand ? 0 : memory(pids[t]).hwm),
+        ...rows.filter((r) => r.target === t).map((r) => r.peakRssMb),
+      ),
     ]),
   ) as Record<Target, number>;
   const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
@@ -558,7 +572,7 @@ async function main(): Promise<void> {
       floorTimesStraightforward: floorRow && plain ? floorRow.requestsPerSec / plain.requestsPerSec : null,
       floorOfBare: floorRow?.ofBare ?? null,
       cappedOfService: overService(rowOf('capped', c.case)),
-      notifiedOfService: overService(rowOf('notified', c.case)),
+      unnotifiedOfService: overService(rowOf('unnotified', c.case)),
     };
   });
   const listSmall = rowOf('service', 'GET /reports?limit=20 (1k)')?.p99Ms;
@@ -576,7 +590,7 @@ async function main(): Promise<void> {
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = peakRssMb.service <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
 
-  await Promise.all([bare, straightforward, service, workers, floor, capped].map(stopChild));
+  await Promise.all([bare, straightforward, service, floor].map(stopChild));
   // Requests/s with the workers over the single process, case by case.
   const scaleOut = Object.fromEntries(
     cases.flatMap((c) => {
@@ -647,7 +661,7 @@ async function main(): Promise<void> {
   console.log(
     `experiments: floor = the data layer on bare Express, no guarantees (scripts/bench-floor.ts); ` +
       `capped = the service with ${HEAP_CAP_ARGS.join(' ')} (peak RSS ${peakRssMb.capped.toFixed(0)} MB); ` +
-      `notified = the service while every report write notifies (a cross-process report cache's write cost)`,
+      `unnotified = the service while report writes do not notify (what the report cache costs writes)`,
   );
   console.log(
     formatTable(
@@ -657,7 +671,7 @@ async function main(): Promise<void> {
         'floor x straightforward',
         'floor of bare',
         'capped / service',
-        'notified / service',
+        'unnotified / service',
       ],
       experiments.map((e) => [
         e.label,
@@ -665,7 +679,7 @@ async function main(): Promise<void> {
         fixed(e.floorTimesStraightforward),
         fixed(e.floorOfBare),
         fixed(e.cappedOfService),
-        fixed(e.notifiedOfService),
+        fixed(e.unnotifiedOfService),
       ]),
     ),
   );

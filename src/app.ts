@@ -19,6 +19,7 @@ import { authRouter } from './routes/auth.js';
 import { operationsRouter } from './routes/operations.js';
 import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
+import { databaseReports, type ReportReads } from './store/report-cache.js';
 import type { Notifier } from './webhook/notifier.js';
 
 export interface AppDeps {
@@ -31,6 +32,8 @@ export interface AppDeps {
   notifier: Notifier;
   /** Where API keys are checked: an ApiKeyCache in servers; without one, the database on every request. */
   apiKeys?: KeyAuthenticator;
+  /** Where the partner API reads reports: a ReportCache in servers; without one, the database on every read. */
+  reports?: ReportReads;
   /** The base URL the published documents name (PUBLIC_BASE_URL); unset: the origin each was requested at. */
   publicBaseUrl?: string;
   /** Trust X-Forwarded-Proto/Host (and -For) from the peer: the service runs behind a proxy that sets them. */
@@ -45,6 +48,7 @@ export function createApp({
   appToken,
   notifier,
   apiKeys,
+  reports,
   publicBaseUrl,
   trustProxy = false,
 }: AppDeps): Express {
@@ -77,7 +81,7 @@ export function createApp({
   app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
-  app.use(reportsRouter(db));
+  app.use(reportsRouter(db, reports ?? databaseReports(db)));
   app.use(applicationRouter(db, notifier));
   app.use(operationsRouter(db, appToken));
 

@@ -4,6 +4,8 @@ import { createPool } from './db/pool.js';
 import { listen, stopServer } from './http/listen.js';
 import type { Logger } from './logger.js';
 import { ApiKeyCache } from './auth/api-key-cache.js';
+import { ChangeFeed } from './db/change-feed.js';
+import { ReportCache } from './store/report-cache.js';
 import { createNotifier } from './webhook/notifier.js';
 
 export interface Service {
@@ -30,13 +32,15 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     timeoutMs: config.webhookTimeoutMs,
     maxInFlight: config.webhookMaxInFlight,
   });
-  // Keys cached in the process, revoked across processes through LISTEN/NOTIFY (see ApiKeyCache).
-  // LISTEN needs a session of its own, so it takes the direct connection, as migrations do.
-  const apiKeys = new ApiKeyCache({
-    db,
+  // Keys and reports cached in the process, changes announced across processes through LISTEN/NOTIFY
+  // (see ChangeFeed). LISTEN needs a session of its own, so it takes the direct connection, as
+  // migrations do.
+  const feed = new ChangeFeed({
     connectionString: config.migrationDatabaseUrl ?? databaseUrl,
     waitMillis: config.databaseConnectTimeoutMs,
   });
+  const apiKeys = new ApiKeyCache({ db, feed });
+  const reports = new ReportCache({ db, feed });
   const app = createApp({
     db,
     logger,
@@ -44,6 +48,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     appToken,
     notifier,
     apiKeys,
+    reports,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
   });
@@ -69,6 +74,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
         );
       }
       await apiKeys.close();
+      await feed.close();
       await db.end();
     },
   };

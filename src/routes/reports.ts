@@ -2,13 +2,14 @@ import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { keyPrincipal } from '../auth/api-key.js';
+import { keyPrincipal, requestSince } from '../auth/api-key.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import { createOrUpdate } from '../store/report-writes.js';
-import * as reports from '../store/reports.js';
+import type { ReportReads } from '../store/report-cache.js';
 import { pageLimit } from './page-limit.js';
 
-export function reportsRouter(db: Pool): Router {
+/** The partner API's reports: writes go to the database, reads to `reads` (a ReportCache in servers). */
+export function reportsRouter(db: Pool, reads: ReportReads): Router {
   const router = Router();
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
@@ -22,7 +23,11 @@ export function reportsRouter(db: Pool): Router {
     const limit = pageLimit(req);
     const after = query.after === undefined ? undefined : decodeCursor(query.after);
     if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
-    const page = await reports.listForCompany(db, keyPrincipal(req).companyId, { limit, after, restId: query.restId });
+    const page = await reads.list(
+      keyPrincipal(req).companyId,
+      { limit, after, restId: query.restId },
+      requestSince(req),
+    );
     if (page.next) {
       const next = new URLSearchParams({ limit: String(limit), after: encodeCursor(page.next) });
       if (query.restId !== undefined) next.set('restId', query.restId);
@@ -32,7 +37,7 @@ export function reportsRouter(db: Pool): Router {
   });
 
   router.get('/reports/:reportId', async (req, res: Response<Report>) => {
-    const report = await reports.findForCompany(db, keyPrincipal(req).companyId, req.params.reportId);
+    const report = await reads.find(keyPrincipal(req).companyId, req.params.reportId, requestSince(req));
     if (!report) throw notFound(`report ${req.params.reportId} not found`);
     res.json(report);
   });

@@ -87,6 +87,12 @@ export async function findForCompany(db: Queryable, companyId: string, id: strin
   return rows[0] && toReport(rows[0]);
 }
 
+/** One page of a list: its reports, and where the next page starts if there is one. */
+export interface ReportPage {
+  reports: Report[];
+  next?: ListCursor;
+}
+
 export interface ListOptions {
   limit: number;
   after?: ListCursor;
@@ -108,7 +114,7 @@ export async function listForCompany(
   db: Queryable,
   companyId: string,
   { limit, after, restId }: ListOptions,
-): Promise<{ reports: Report[]; next?: ListCursor }> {
+): Promise<ReportPage> {
   const params: unknown[] = [companyId, limit, PAGE_BUDGET_BYTES];
   const where = ['r.company_id = $1'];
   if (after) {

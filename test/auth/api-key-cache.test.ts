@@ -1,29 +1,28 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
-import type { Pool, Queryable } from '../../src/db/pool.js';
+import type { Pool } from '../../src/db/pool.js';
 import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
-import { api, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
+import { api, countingPool, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
 
 interface CachingServer {
   app: Express;
   pool: Pool;
   cache: ApiKeyCache;
   queries: () => number;
+  close: () => Promise<void>;
 }
 
 /** A second server process (its own app and pool) whose key cache counts the key queries it sends. */
 async function cachingServer(): Promise<CachingServer> {
-  let count = 0;
-  const counting: Queryable = {
-    query: ((...args: unknown[]) => {
-      count++;
-      return (pool().query as (...a: unknown[]) => unknown)(...args);
-    }) as Queryable['query'],
-  };
-  const cache = new ApiKeyCache({ db: counting, connectionString: databaseUrl() });
+  const { db, queries } = countingPool();
+  const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
   expect(await cache.ready(), 'the key cache listens').to.equal(true);
   const server = newApp({ apiKeys: cache });
-  return { ...server, cache, queries: () => count };
+  const close = async () => {
+    await cache.close();
+    await server.pool.end();
+  };
+  return { ...server, cache, queries, close };
 }
 
 /**
@@ -41,14 +40,7 @@ async function useUntilCached(server: CachingServer, key: string): Promise<void>
 
 describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
-  after(async () => {
-    await Promise.all(
-      servers.map(async (s) => {
-        await s.cache.close();
-        await s.pool.end();
-      }),
-    );
-  });
+  after(() => Promise.all(servers.map((s) => s.close())));
 
   it('answers repeated requests from the cache, without a key query each', async () => {
     const server = await cachingServer();
@@ -87,7 +79,7 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     await useUntilCached(server, key);
 
     await pool().query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake key cache'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake change feed'`,
     );
     await pool().query('DELETE FROM api_keys WHERE company_id = $1', [companyId]);
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });

@@ -2,9 +2,10 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
-import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
+import { createPool, withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logger.js';
 import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
+import { ReportCache } from '../../src/store/report-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { addUser, createCompany } from '../../src/store/companies.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
@@ -70,15 +71,36 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     appToken: APP_TOKEN,
     notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32 }),
     ...overrides,
-    // Test apps cache API keys as servers do (one LISTEN connection each), so every test runs through the cache.
-    apiKeys: overrides.apiKeys ?? keyCache(db),
+    ...caches(db, overrides),
   };
+}
+
+/**
+ * Test apps cache API keys and reports as servers do (one change feed each), so every test runs through
+ * the caches: an app given its own key authenticator reads reports through that one's feed, if it has one.
+ */
+function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps, 'apiKeys' | 'reports'> {
+  const keys = apiKeys ?? keyCache(db);
+  const feed = keys instanceof ApiKeyCache ? keys.feed : undefined;
+  return { apiKeys: keys, reports: reports ?? (feed && new ReportCache({ db, feed })) };
 }
 
 function keyCache(db: Pool): ApiKeyCache {
   const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
   keyCaches.push(cache);
   return cache;
+}
+
+/** The shared pool behind a count of the queries sent through it: tells a cache's answer from a database read. */
+export function countingPool(): { db: Queryable; queries: () => number } {
+  let count = 0;
+  const db: Queryable = {
+    query: ((...args: unknown[]) => {
+      count++;
+      return (pool().query as (...a: unknown[]) => unknown)(...args);
+    }) as Queryable['query'],
+  };
+  return { db, queries: () => count };
 }
 
 /** A fresh app on its own pool: a second server process sharing the database. */

@@ -1,0 +1,181 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { connectionOptions } from './pool.js';
+
+/** The channel db/migrations/3_api_key_revocation_notify.sql notifies with a changed key's hash (hex). */
+export const KEY_CHANNEL = 'api_key_revoked';
+/** The channel db/migrations/10_report_change_notify.sql notifies with "<company id> <report id>" (or "*"). */
+export const REPORT_CHANNEL = 'report_changed';
+
+const RECONNECT_MS = 1_000;
+/**
+ * A barrier that takes longer means the listening connection is stuck (the database frozen, the
+ * connection dropped): drop it and ask the database. An empty query is answered in well under a
+ * millisecond, and a request that falls back still answers within the pool's wait plus this.
+ */
+const BARRIER_TIMEOUT_MS = 500;
+
+export interface ChangeFeedOptions {
+  /** For the feed's own LISTEN connection (not taken from the pool: it is held for good). */
+  connectionString: string;
+  /** How long opening the LISTEN connection may wait on the database (DATABASE_CONNECT_TIMEOUT_MS). */
+  waitMillis?: number;
+}
+
+/**
+ * What the database announces on commit, for the caches of this process: one LISTEN connection on
+ * KEY_CHANNEL and REPORT_CHANNEL, and the barrier that tells a request when it may trust a cache.
+ *
+ * Delivery is asynchronous, so a cached entry alone proves nothing about a change that committed a
+ * moment ago. The barrier is an empty query on the LISTEN connection sent after the request arrived:
+ * the changing transaction has signalled the listening backend before its caller got the answer, and
+ * that backend sends pending notifications before the barrier's ReadyForQuery, so when the barrier
+ * completes every change that committed before the request arrived has been delivered. Requests share
+ * barriers (one tiny round trip on one connection, no plan, no index): one sent after a request arrived
+ * serves it, whoever asked for it.
+ *
+ * Whenever the connection is down, slow or reconnecting, every cache is told to forget (`onReset`) and
+ * barriers fail, so caches ask the database directly until the feed listens again.
+ */
+export class ChangeFeed {
+  private readonly connectionString: string;
+  private readonly waitMillis: number;
+  private readonly handlers = new Map<string, ((payload: string) => void)[]>();
+  private readonly resetHandlers: (() => void)[] = [];
+  /** The LISTEN connection, set only while it listens. */
+  private listener: pg.Client | undefined;
+  /** The connection being opened or listening; any other that fails is an old one, already replaced. */
+  private current: pg.Client | undefined;
+  /** The barrier not yet sent: requests arriving now may share it. */
+  private queued: Promise<boolean> | undefined;
+  private inFlight: Promise<boolean> = Promise.resolve(true);
+  private inFlightSentAt = -Infinity;
+  /** When the last barrier that completed on the current listener was sent (performance.now()). */
+  private confirmedSentAt = -Infinity;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor({ connectionString, waitMillis = 5_000 }: ChangeFeedOptions) {
+    this.connectionString = connectionString;
+    this.waitMillis = waitMillis;
+    void this.connect();
+  }
+
+  /** Calls handler with the payload of every notification on channel. */
+  on(channel: typeof KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): void {
+    this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+  }
+
+  /** Calls handler whenever notifications may have been missed: whatever was cached must go. */
+  onReset(handler: () => void): void {
+    this.resetHandlers.push(handler);
+  }
+
+  /** Whether the feed listens now (caches may keep what they read only while it does). */
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** Resolves once the feed listens (or false after the timeout). */
+  async ready(timeoutMs = 5_000): Promise<boolean> {
+    for (let waited = 0; !this.listener && waited < timeoutMs; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return this.listener !== undefined;
+  }
+
+  /**
+   * True once every change committed before `since` (a performance.now() taken when the request had
+   * arrived) has been delivered; false when the feed cannot tell (not listening, barrier failed).
+   */
+  barrier(since: number = performance.now()): Promise<boolean> {
+    if (this.listener && this.confirmedSentAt >= since) return Promise.resolve(true);
+    if (this.inFlightSentAt >= since) return this.inFlight;
+    // The barrier in flight left before this request arrived: queue a new one behind it, shared by
+    // everyone who arrives until it is sent.
+    this.queued ??= this.inFlight.then(() => {
+      this.queued = undefined;
+      const listener = this.listener;
+      if (!listener) return false;
+      const sentAt = performance.now();
+      this.inFlightSentAt = sentAt;
+      this.inFlight = this.roundTrip(listener, sentAt);
+      return this.inFlight;
+    });
+    return this.queued;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const client = this.current;
+    this.current = undefined;
+    this.forget();
+    await client?.end().catch(() => undefined);
+  }
+
+  private async roundTrip(listener: pg.Client, sentAt: number): Promise<boolean> {
+    // The connection's query_timeout (BARRIER_TIMEOUT_MS) fails a barrier that does not come back.
+    const ok = await listener.query('').then(
+      () => true,
+      () => false,
+    );
+    // lost() closes the connection: the unanswered query leaves it in no state to be used again.
+    if (!ok) this.lost(listener);
+    if (!ok || this.listener !== listener) return false;
+    this.confirmedSentAt = Math.max(this.confirmedSentAt, sentAt);
+    return true;
+  }
+
+  private forget(): void {
+    this.listener = undefined;
+    // A barrier sent on a connection before this one proves nothing about what this one delivers.
+    this.confirmedSentAt = -Infinity;
+    this.inFlightSentAt = -Infinity;
+    for (const handler of this.resetHandlers) handler();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'inspection-report-intake change feed',
+      ...connectionOptions(this.waitMillis),
+      query_timeout: BARRIER_TIMEOUT_MS,
+    });
+    this.current = client;
+    client.on('notification', ({ channel, payload }) => {
+      for (const handler of this.handlers.get(channel) ?? []) handler(payload ?? '');
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`);
+    } catch {
+      this.lost(client);
+      return;
+    }
+    if (this.closed || this.current !== client) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.forget();
+    this.listener = client;
+  }
+
+  /** The LISTEN connection failed: notifications may be missed, so nothing cached is trusted. */
+  private lost(client: pg.Client): void {
+    client.removeAllListeners('end');
+    client.end().catch(() => undefined);
+    if (client !== this.current) return;
+    this.current = undefined;
+    this.forget();
+    if (this.closed || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, RECONNECT_MS);
+    this.reconnectTimer.unref();
+  }
+}

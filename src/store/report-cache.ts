@@ -1,0 +1,147 @@
+import { performance } from 'node:perf_hooks';
+import type { Report } from '../api-types.js';
+import { REPORT_CHANNEL, type ChangeFeed } from '../db/change-feed.js';
+import type { Queryable } from '../db/pool.js';
+import { isUuid } from './ids.js';
+import { findForCompany, listForCompany, type ListOptions, type ReportPage } from './reports.js';
+
+/** Where the partner API reads reports and pages. `since`: when the request arrived (performance.now()). */
+export interface ReportReads {
+  find(companyId: string, id: string, since?: number): Promise<Report | undefined>;
+  list(companyId: string, options: ListOptions, since?: number): Promise<ReportPage>;
+}
+
+/** No cache: the database on every read (what the cache falls back to). */
+export const databaseReports = (db: Queryable): ReportReads => ({
+  find: (companyId, id) => findForCompany(db, companyId, id),
+  list: (companyId, options) => listForCompany(db, companyId, options),
+});
+
+/** What the cache may hold, in bytes of the JSON it answers with. */
+export const REPORT_CACHE_BYTES = 8 * 1024 * 1024;
+/** Past this age an entry is read again, whatever was (or was not) notified. */
+const MAX_AGE_MS = 60_000;
+
+interface Entry {
+  value: Report | ReportPage;
+  companyId: string;
+  bytes: number;
+  expiresAt: number;
+}
+interface Lookup {
+  companyId: string;
+  stale: boolean;
+}
+
+/**
+ * Reports and list pages cached in the process, so a repeated read costs no query, while a change
+ * committed by any process shows on the very next request everywhere — the key cache's design
+ * (ApiKeyCache), on the same ChangeFeed: every write of a report notifies "<company> <report>"
+ * (db/migrations/10_report_change_notify.sql), which drops that report and every cached page of the
+ * company; before trusting an entry a request waits for the feed's barrier (usually the one its key
+ * check already waited for). Whenever the feed is down, slow or reconnecting the cache is emptied and
+ * reads go to the database until it listens again; a read that a change (or a lost feed) overtakes is
+ * answered but not kept. Bounded by REPORT_CACHE_BYTES (the oldest entries go first) and MAX_AGE_MS.
+ * Entries are shared by the requests that read them: nothing may modify a report it was given.
+ */
+export class ReportCache implements ReportReads {
+  private readonly db: Queryable;
+  private readonly feed: ChangeFeed;
+  private readonly maxBytes: number;
+  private readonly entries = new Map<string, Entry>();
+  /** The keys of each company's cached pages, which any change of its reports drops. */
+  private readonly pagesOf = new Map<string, Set<string>>();
+  private readonly lookups = new Set<Lookup>();
+  private bytes = 0;
+
+  constructor({ db, feed, maxBytes = REPORT_CACHE_BYTES }: { db: Queryable; feed: ChangeFeed; maxBytes?: number }) {
+    this.db = db;
+    this.feed = feed;
+    this.maxBytes = maxBytes;
+    feed.on(REPORT_CHANNEL, (payload) => this.changed(payload));
+    feed.onReset(() => this.forgetAll());
+  }
+
+  async find(companyId: string, id: string, since = performance.now()): Promise<Report | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = `report ${companyId} ${id}`;
+    return ((await this.cached(key, since)) ??
+      this.read(key, companyId, () => findForCompany(this.db, companyId, id))) as Promise<Report | undefined>;
+  }
+
+  async list(companyId: string, options: ListOptions, since = performance.now()): Promise<ReportPage> {
+    const { limit, after, restId } = options;
+    const key = `page ${companyId} ${JSON.stringify([limit, after?.date, after?.createdAt, after?.id, restId])}`;
+    return ((await this.cached(key, since)) ??
+      this.read(key, companyId, () => listForCompany(this.db, companyId, options))) as Promise<ReportPage>;
+  }
+
+  /** The entry's value if it is fresh and every change committed before `since` has been applied. */
+  private async cached(key: string, since: number): Promise<Entry['value'] | undefined> {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.drop(key);
+      return undefined;
+    }
+    if (!(await this.feed.barrier(since))) return undefined;
+    return this.entries.get(key)?.value; // the barrier may just have delivered its change
+  }
+
+  private async read<T extends Report | ReportPage | undefined>(
+    key: string,
+    companyId: string,
+    fromDatabase: () => Promise<T>,
+  ): Promise<T> {
+    const lookup: Lookup = { companyId, stale: !this.feed.listening };
+    this.lookups.add(lookup);
+    try {
+      const value = await fromDatabase();
+      if (value !== undefined && !lookup.stale) this.keep(key, companyId, value);
+      return value;
+    } finally {
+      this.lookups.delete(lookup);
+    }
+  }
+
+  private keep(key: string, companyId: string, value: Report | ReportPage): void {
+    const bytes = JSON.stringify(value).length;
+    if (bytes > this.maxBytes) return;
+    this.drop(key);
+    while (this.bytes + bytes > this.maxBytes && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
+    this.entries.set(key, { value, companyId, bytes, expiresAt: Date.now() + MAX_AGE_MS });
+    this.bytes += bytes;
+    if (key.startsWith('page ')) {
+      const pages = this.pagesOf.get(companyId) ?? new Set<string>();
+      this.pagesOf.set(companyId, pages.add(key));
+    }
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+    const pages = this.pagesOf.get(entry.companyId);
+    if (pages?.delete(key) && pages.size === 0) this.pagesOf.delete(entry.companyId);
+  }
+
+  /** A report was written: it and every cached page of its company go, and reads in flight are not kept. */
+  private changed(payload: string): void {
+    const [companyId, id] = payload.split(' ');
+    if (!companyId || !id) {
+      this.forgetAll();
+      return;
+    }
+    this.drop(`report ${companyId} ${id}`);
+    for (const key of this.pagesOf.get(companyId) ?? []) this.drop(key);
+    for (const lookup of this.lookups) if (lookup.companyId === companyId) lookup.stale = true;
+  }
+
+  private forgetAll(): void {
+    this.entries.clear();
+    this.pagesOf.clear();
+    this.bytes = 0;
+    for (const lookup of this.lookups) lookup.stale = true;
+  }
+}

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import type { Report } from '../../src/api-types.js';
+import { databaseKeys } from '../../src/auth/api-key-cache.js';
+import { ChangeFeed } from '../../src/db/change-feed.js';
+import type { Pool } from '../../src/db/pool.js';
+import { ReportCache } from '../../src/store/report-cache.js';
+import {
+  api,
+  countingPool,
+  databaseUrl,
+  newApp,
+  newCompany,
+  pool,
+  reportInput,
+  unique,
+  type TestCompany,
+} from '../support/harness.js';
+
+interface CachingServer {
+  app: Express;
+  pool: Pool;
+  feed: ChangeFeed;
+  /** Report reads the cache sent to the database. */
+  queries: () => number;
+  close: () => Promise<void>;
+}
+
+/**
+ * A second server process (its own app, pool and change feed) whose report cache counts its database
+ * reads. Its keys are read from the database on every request, so no key-cache barrier runs before a
+ * report read: the report cache's own barrier is the one that must make it fresh.
+ */
+async function cachingServer(maxBytes?: number): Promise<CachingServer> {
+  const { db, queries } = countingPool();
+  const feed = new ChangeFeed({ connectionString: databaseUrl() });
+  expect(await feed.ready(), 'the change feed listens').to.equal(true);
+  const server = newApp({ apiKeys: databaseKeys(pool()), reports: new ReportCache({ db, feed, maxBytes }) });
+  const close = async () => {
+    await feed.close();
+    await server.pool.end();
+  };
+  return { ...server, feed, queries, close };
+}
+
+const FEED = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+               WHERE application_name = 'inspection-report-intake change feed'`;
+
+describe('report cache (changes through LISTEN/NOTIFY)', () => {
+  const servers: CachingServer[] = [];
+  let company: TestCompany;
+
+  const started = async (maxBytes?: number) => {
+    const server = await cachingServer(maxBytes);
+    servers.push(server);
+    return server;
+  };
+  const create = async (overrides: Record<string, unknown> = {}, target?: Express) => {
+    const res = await api(target)
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ restId: unique('cached'), ...overrides }))
+      .expect(200);
+    return (res.body as { id: string }).id;
+  };
+  const read = async (server: CachingServer, id: string) =>
+    (await api(server.app).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200)).body as Report;
+  const firstPage = async (server: CachingServer) =>
+    (await api(server.app).get('/reports?limit=2').set('X-API-KEY', company.key).expect(200)).body as Report[];
+
+  before(async () => {
+    company = await newCompany();
+  });
+  after(() => Promise.all(servers.map((s) => s.close())));
+
+  it('answers repeated reads of a report and of a page from memory', async () => {
+    const server = await started();
+    const id = await create();
+    const report = await read(server, id);
+    await firstPage(server);
+    const queries = server.queries();
+    for (let i = 0; i < 5; i++) {
+      expect(await read(server, id)).to.deep.equal(report);
+      await firstPage(server);
+    }
+    expect(server.queries(), 'no report query after the first reads').to.equal(queries);
+  });
+
+  it('shows on the very next read what another process, or SQL, wrote a moment before', async () => {
+    const server = await started();
+    // Rounds of: cache a report and the first page, write elsewhere, read at once. None may be stale.
+    for (let round = 0; round < 10; round++) {
+      const restId = unique('round');
+      const id = await create({ restId, inspectionDate: '2099-01-01', notes: 'before' });
+      await read(server, id);
+      expect((await firstPage(server))[0]!.id).to.equal(id);
+
+      await create({ restId, inspectionDate: '2099-01-01', notes: `update ${round}` }); // the shared app
+      expect((await read(server, id)).inspectorNotes).to.equal(`update ${round}`);
+      expect((await firstPage(server))[0]!.inspectorNotes).to.equal(`update ${round}`);
+
+      const newer = await create({ inspectionDate: '2099-01-02' });
+      expect((await firstPage(server))[0]!.id, 'a new report heads the cached page').to.equal(newer);
+
+      await pool().query(`UPDATE reports SET notes = 'by SQL' WHERE id = $1`, [id]);
+      expect((await read(server, id)).inspectorNotes).to.equal('by SQL');
+      await pool().query('DELETE FROM reports WHERE id = $1', [newer]);
+      expect((await firstPage(server))[0]!.id, 'a deleted report leaves the cached page').to.equal(id);
+    }
+  });
+
+  it('never serves a change whose notification has not arrived: it waits for its barrier, or asks the database', async () => {
+    const server = await started();
+    const restId = unique('stalled');
+    const id = await create({ restId, notes: 'before' });
+    await read(server, id);
+    // The backend of the feed's LISTEN connection stopped: the change below is committed and notified,
+    // but its notification (and the answer to any barrier) cannot reach this process.
+    const backend = (server.feed as unknown as { listener: { processID: number } }).listener.processID;
+    process.kill(backend, 'SIGSTOP');
+    try {
+      await create({ restId, notes: 'while deliveries stalled' });
+      expect((await read(server, id)).inspectorNotes).to.equal('while deliveries stalled');
+    } finally {
+      process.kill(backend, 'SIGCONT');
+    }
+  });
+
+  it("never answers one company's cached report to another", async () => {
+    const server = await started();
+    const id = await create();
+    await read(server, id);
+    const other = await newCompany();
+    await api(server.app).get(`/reports/${id}`).set('X-API-KEY', other.key).expect(404);
+    const page = await api(server.app).get('/reports?limit=2').set('X-API-KEY', other.key).expect(200);
+    expect(page.body).to.deep.equal([]);
+  });
+
+  it('reads from the database while its feed is down, and caches again once it listens', async () => {
+    const server = await started();
+    const restId = unique('lost');
+    const id = await create({ restId, notes: 'before' });
+    await read(server, id);
+    await pool().query(FEED);
+    await create({ restId, notes: 'while the feed was down' });
+    expect((await read(server, id)).inspectorNotes).to.equal('while the feed was down');
+
+    expect(await server.feed.ready(), 'listens again after reconnecting').to.equal(true);
+    await read(server, id);
+    const queries = server.queries();
+    await read(server, id);
+    expect(server.queries(), 'cached again').to.equal(queries);
+  });
+
+  it('holds no more than its byte budget: the oldest entries go first', async () => {
+    const server = await started(1_500); // room for one or two reports (under 1 KB of JSON each), not five
+    const ids = [await create(), await create(), await create(), await create(), await create()];
+    for (const id of ids) await read(server, id);
+    const queries = server.queries();
+    await read(server, ids.at(-1)!);
+    expect(server.queries(), 'the newest is still cached').to.equal(queries);
+    await read(server, ids[0]!);
+    expect(server.queries(), 'the oldest was evicted').to.equal(queries + 1);
+  });
+});
