@@ -1,5 +1,6 @@
 /** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
 import type pg from 'pg';
+import type { ReportInput } from '../src/api-types.js';
 import { createKey } from '../src/store/api-keys.js';
 import { addUser, createCompany } from '../src/store/companies.js';
 
@@ -41,4 +42,25 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
     );
   }
   return { companyId: company.id, key, inspectorEmail: inspector!.email };
+}
+
+/** The report the benchmark creates and updates through the API (and writes straight, in bench-write-shapes). */
+export function benchReport(restId: string, inspectorEmail: string): ReportInput {
+  return {
+    restId,
+    fromRestService: 'Bench CRM',
+    clientNames: ['Jordan Smith', 'Casey Smith'],
+    clientEmails: 'jordan@example.com',
+    clientPhones: '555-0100',
+    inspectionDate: '2026-03-14',
+    address: '12 Elm Street, Springfield',
+    yearBuilt: '1987',
+    squareFeet: '2150',
+    notes: 'Roof shows wear on the north side; gutters need cleaning.',
+    agentName: 'Alex Agent',
+    agentEmail: 'alex@agents.example',
+    agentPhone: '555-0199',
+    inspectorEmails: inspectorEmail,
+    invoiceItems: ['Home inspection: $450', 'Radon test: $150'],
+  };
 }

@@ -33,7 +33,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded
 import { runMigrations } from '../src/db/migrate.js';
 import { freePort } from '../src/ports-and-pids.js';
 import { createStraightforwardSchema } from './bench-straightforward/schema.js';
-import { seedCompany } from './bench-seed.js';
+import { benchReport, seedCompany } from './bench-seed.js';
+import { measureWriteShapes } from './bench-write-shapes.js';
 import { buildProduction } from './production-build.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -227,23 +228,7 @@ async function drive(url: string, c: Case, duration: number): Promise<autocannon
 }
 
 function reportBody(restId: string, inspectorEmail: string): string {
-  return JSON.stringify({
-    restId,
-    fromRestService: 'Bench CRM',
-    clientNames: ['Jordan Smith', 'Casey Smith'],
-    clientEmails: 'jordan@example.com',
-    clientPhones: '555-0100',
-    inspectionDate: '2026-03-14',
-    address: '12 Elm Street, Springfield',
-    yearBuilt: '1987',
-    squareFeet: '2150',
-    notes: 'Roof shows wear on the north side; gutters need cleaning.',
-    agentName: 'Alex Agent',
-    agentEmail: 'alex@agents.example',
-    agentPhone: '555-0199',
-    inspectorEmails: inspectorEmail,
-    invoiceItems: ['Home inspection: $450', 'Radon test: $150'],
-  });
+  return JSON.stringify(benchReport(restId, inspectorEmail));
 }
 
 /** CPU time per request in microseconds: steadier than requests/s on a machine shared with other work. */
@@ -531,6 +516,8 @@ async function main(): Promise<void> {
     if (c.name.startsWith('POST')) await withoutReportNotifications(database.url, () => run(c, 'unnotified'));
   }
   await run(bareCase, 'bare');
+  console.log('write shapes: PostgreSQL CPU per report written, straight through pg');
+  const writeShapes = await measureWriteShapes(database.url, large, () => treeCpuSeconds(postmaster));
 
   const bareRows = rows.filter((r) => r.target === 'bare');
   const bareRps = bareRows.reduce((sum, r) => sum + r.requestsPerSec, 0) / bareRows.length;
@@ -566,6 +553,9 @@ async function main(): Promise<void> {
     const plain = rowOf('straightforward', c.case);
     const floorRow = rowOf('floor', c.case);
     const overService = (row?: Row) => (row ? row.requestsPerSec / service.requestsPerSec : null);
+    // The most the process could answer with a whole core to itself and a database that cost nothing:
+    // its own CPU per request (a process already using a core or more is at its ceiling).
+    const nodeBound = (service.requestsPerSec * 100) / Math.min(Math.max(service.serverCpuPct, 1), 100);
     return {
       label: c.label,
       floor: floorRow?.requestsPerSec ?? null,
@@ -573,6 +563,9 @@ async function main(): Promise<void> {
       floorOfBare: floorRow?.ofBare ?? null,
       cappedOfService: overService(rowOf('capped', c.case)),
       unnotifiedOfService: overService(rowOf('unnotified', c.case)),
+      nodeBound,
+      nodeBoundTimesStraightforward: plain ? nodeBound / plain.requestsPerSec : null,
+      nodeBoundOfBare: bareRps > 0 ? nodeBound / bareRps : null,
     };
   });
   const listSmall = rowOf('service', 'GET /reports?limit=20 (1k)')?.p99Ms;
@@ -622,6 +615,7 @@ async function main(): Promise<void> {
     bareRequestsPerSec: bareRps,
     comparison,
     experiments,
+    writeShapes,
     workers: WORKERS,
     scaleOut,
     results: rows,
@@ -661,7 +655,8 @@ async function main(): Promise<void> {
   console.log(
     `experiments: floor = the data layer on bare Express, no guarantees (scripts/bench-floor.ts); ` +
       `capped = the service with ${HEAP_CAP_ARGS.join(' ')} (peak RSS ${peakRssMb.capped.toFixed(0)} MB); ` +
-      `unnotified = the service while report writes do not notify (what the report cache costs writes)`,
+      `unnotified = the service while report writes do not notify (what the report cache costs writes); ` +
+      `node-bound = the service's requests/s with a core to itself and a free database (its own CPU per request)`,
   );
   console.log(
     formatTable(
@@ -672,6 +667,9 @@ async function main(): Promise<void> {
         'floor of bare',
         'capped / service',
         'unnotified / service',
+        'node-bound req/s',
+        'node-bound x straightforward',
+        'node-bound of bare',
       ],
       experiments.map((e) => [
         e.label,
@@ -680,8 +678,17 @@ async function main(): Promise<void> {
         fixed(e.floorOfBare),
         fixed(e.cappedOfService),
         fixed(e.unnotifiedOfService),
+        fixed(e.nodeBound, 0),
+        fixed(e.nodeBoundTimesStraightforward),
+        fixed(e.nodeBoundOfBare),
       ]),
     ),
+  );
+  console.log(
+    'write shapes (PostgreSQL CPU per report written): ' +
+      writeShapes
+        .map((w) => `${w.shape} ${w.postgresUsPerRow.toFixed(0)} µs (${w.rowsPerSec.toFixed(0)} reports/s)`)
+        .join(', '),
   );
   if (Object.keys(scaleOut).length > 0) {
     console.log(
