@@ -92,7 +92,9 @@ const DOCUMENTS = { '/openapi': 'partner-openapi.json', '/openapi-3.0': 'partner
  * once here) and the API reference page. Public: no key, and outside the validated contract.
  */
 export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefined }): Router {
-  const redoc = readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,');
+  // Read on first use: about 1 MB held for good, which under load the heap would grow by several times over.
+  let redoc: string | undefined;
+  const redocBundle = () => (redoc ??= readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,'));
   const changelog = readFileSync(CHANGELOG, 'utf8');
   const router = Router();
   // The documents name the origin they were requested at, unless PUBLIC_BASE_URL fixes it.
@@ -119,7 +121,7 @@ export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefine
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);
   });
   router.get('/docs/redoc.standalone.js', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=3600').type('js').send(redoc);
+    res.set('Cache-Control', 'public, max-age=3600').type('js').send(redocBundle());
   });
   return router;
 }
