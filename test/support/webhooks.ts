@@ -1,8 +1,38 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
-import { APP_TOKEN, api, newCompany, reportInput, unique, type TestCompany } from './harness.js';
-import type { HttpsReceiver, ReceivedWebhook } from './https-receiver.js';
+import type { Pool } from '../../src/db/pool.js';
+import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from './harness.js';
+import { HttpsReceiver, type ReceivedWebhook } from './https-receiver.js';
 
 export const auth = { Authorization: `Bearer ${APP_TOKEN}` };
+
+export interface WebhookSuite {
+  receiver: HttpsReceiver;
+  /** Trusts the receiver's certificate; 127.0.0.1/32 allowed as WEBHOOK_ALLOWED_CIDRS would. */
+  allowed: { app: Express; pool: Pool };
+}
+
+/**
+ * Hooks of a suite that delivers webhooks: a local HTTPS receiver and an app allowed to reach it,
+ * started before the suite and stopped after it; after each test, every request the receiver got must
+ * have matched openapi.yaml's webhooks section (headers and body). Read the fields inside hooks and tests.
+ */
+export function webhookSuite(): WebhookSuite {
+  const suite = {} as WebhookSuite;
+  before(async () => {
+    suite.receiver = await HttpsReceiver.start();
+    suite.allowed = newApp({ notifier: suite.receiver.notifier() });
+  });
+  after(async () => {
+    await suite.receiver?.stop();
+    await suite.allowed?.pool.end();
+  });
+  afterEach(() => {
+    expect(suite.receiver.contractErrors.map((e) => e.message)).to.deep.equal([]);
+  });
+  return suite;
+}
 
 export interface CompanyWithWebhook extends TestCompany {
   /** The receiver path of this company's webhook. */

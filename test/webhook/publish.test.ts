@@ -5,35 +5,25 @@ import type { Pool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { freePort } from '../../src/ports-and-pids.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
-import { HttpsReceiver } from '../support/https-receiver.js';
+import { webhookSuite } from '../support/webhooks.js';
 import { gate, until } from '../support/wait.js';
 
 const auth = { Authorization: `Bearer ${APP_TOKEN}` };
 
 describe('publishing and the reportPublished webhook', () => {
-  let receiver: HttpsReceiver;
-  /** Trusts the receiver's certificate; 127.0.0.1/32 allowed as WEBHOOK_ALLOWED_CIDRS would. */
-  let allowed: { app: Express; pool: Pool };
+  const suite = webhookSuite();
   /** Trusts the receiver's certificate, but without an allow-list (production defaults). */
   let guarded: { app: Express; pool: Pool };
   /** Allowed, with a short WEBHOOK_TIMEOUT_MS. */
   let impatient: { app: Express; pool: Pool };
 
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    allowed = newApp({ notifier: receiver.notifier() });
-    guarded = newApp({ notifier: receiver.notifier({ allowedCidrs: [] }) });
-    impatient = newApp({ notifier: receiver.notifier({ timeoutMs: 300 }) });
+  before(() => {
+    guarded = newApp({ notifier: suite.receiver.notifier({ allowedCidrs: [] }) });
+    impatient = newApp({ notifier: suite.receiver.notifier({ timeoutMs: 300 }) });
   });
 
   after(async () => {
-    await receiver.stop();
-    await Promise.all([allowed.pool.end(), guarded.pool.end(), impatient.pool.end()]);
-  });
-
-  afterEach(() => {
-    // Every webhook the service sent in any test must match openapi.yaml's webhooks section.
-    expect(receiver.contractErrors.map((e) => e.message)).to.deep.equal([]);
+    await Promise.all([guarded.pool.end(), impatient.pool.end()]);
   });
 
   /** A company with a key and a webhook address on the receiver at a path of its own. */
@@ -43,7 +33,7 @@ describe('publishing and the reportPublished webhook', () => {
     const res = await api()
       .put(`/internal/companies/${company.companyId}/webhook`)
       .set(auth)
-      .send({ url: url ?? receiver.url(path) })
+      .send({ url: url ?? suite.receiver.url(path) })
       .expect(200);
     return { ...company, path, secret: res.body.secret };
   }
@@ -69,14 +59,14 @@ describe('publishing and the reportPublished webhook', () => {
     it('delivers the published report, signed so that standardwebhooks verifies it, and publishes', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key, { address: '12 Elm Street', fromRestService: 'Acme CRM' });
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'sent', deliveryId: res.body.webhook.deliveryId, status: 204 });
       expect(res.body.report).to.include({ id, status: 'published', publishedUrl: 'https://reports.example.com/r/1' });
 
-      const [request, ...more] = receiver.at(company.path);
+      const [request, ...more] = suite.receiver.at(company.path);
       expect(more).to.have.length(0);
       expect(request!.headers['content-type']).to.equal('application/json');
       const verified = new Webhook(company.secret).verify(request!.body, request!.headers as Record<string, string>);
@@ -90,11 +80,11 @@ describe('publishing and the reportPublished webhook', () => {
     it('is not verifiable with another secret or a changed body', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      await publish(allowed.app, company.companyId, id, {
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(200);
-      const [request] = receiver.at(company.path);
+      const [request] = suite.receiver.at(company.path);
       const headers = request!.headers as Record<string, string>;
       const other = (await companyWithWebhook()).secret;
       expect(() => new Webhook(other).verify(request!.body, headers)).to.throw();
@@ -103,15 +93,15 @@ describe('publishing and the reportPublished webhook', () => {
 
     it('answers 502 naming the status when the receiver answers 500, and leaves the report unchanged', async () => {
       const company = await companyWithWebhook();
-      receiver.on(company.path, { status: 500, body: 'receiver exploded' });
+      suite.receiver.on(company.path, { status: 500, body: 'receiver exploded' });
       const id = await apiReport(company.key);
       const before = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(502);
       expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 500' });
-      expect(receiver.at(company.path)).to.have.length(1);
+      expect(suite.receiver.at(company.path)).to.have.length(1);
       const after = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
       expect(after.body).to.deep.equal(before.body);
       // Not published, so the partner may still update it.
@@ -124,7 +114,7 @@ describe('publishing and the reportPublished webhook', () => {
 
     it('answers 502 when the receiver is slower than the configured timeout', async () => {
       const company = await companyWithWebhook();
-      receiver.on(company.path, 'hang');
+      suite.receiver.on(company.path, 'hang');
       const id = await apiReport(company.key);
       const res = await publish(impatient.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
@@ -140,7 +130,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('answers 502 naming a refused connection', async () => {
       const company = await companyWithWebhook(`https://127.0.0.1:${await freePort()}/hook`);
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(502);
@@ -150,23 +140,23 @@ describe('publishing and the reportPublished webhook', () => {
     it('does not follow a redirect: a 3xx is a failure and the target receives nothing', async () => {
       const company = await companyWithWebhook();
       const target = `/${unique('redirect-target')}`;
-      receiver.on(company.path, { redirectTo: receiver.url(target) });
+      suite.receiver.on(company.path, { redirectTo: suite.receiver.url(target) });
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(502);
       expect(res.body).to.deep.equal({
         error: 'webhook delivery failed: the receiver answered HTTP 302 (redirects are not followed)',
       });
-      expect(receiver.at(target)).to.have.length(0);
+      expect(suite.receiver.at(target)).to.have.length(0);
     });
 
     it('answers 502 for a certificate the service does not trust', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       const untrusting = newApp({
-        notifier: receiver.notifier({ ca: undefined }),
+        notifier: suite.receiver.notifier({ ca: undefined }),
       });
       try {
         const res = await publish(untrusting.app, company.companyId, id, {
@@ -177,7 +167,7 @@ describe('publishing and the reportPublished webhook', () => {
       } finally {
         await untrusting.pool.end();
       }
-      expect(receiver.at(company.path)).to.have.length(0);
+      expect(suite.receiver.at(company.path)).to.have.length(0);
     });
   });
 
@@ -185,7 +175,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('refuses a loopback receiver without the allow-list, by literal IP and by a name resolving there', async () => {
       for (const host of ['127.0.0.1', 'localhost']) {
         const path = `/${unique('guarded')}`;
-        const company = await companyWithWebhook(receiver.url(path, host));
+        const company = await companyWithWebhook(suite.receiver.url(path, host));
         const id = await apiReport(company.key);
         const res = await publish(guarded.app, company.companyId, id, {
           publishedUrl: 'https://r.example.com/1',
@@ -194,7 +184,7 @@ describe('publishing and the reportPublished webhook', () => {
         expect(res.body.error, host).to.match(
           /^webhook delivery failed: address (127\.0\.0\.1|::1) is refused \(loopback, private, link-local and metadata addresses are not allowed\)$/,
         );
-        expect(receiver.at(path)).to.have.length(0);
+        expect(suite.receiver.at(path)).to.have.length(0);
         const read = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
         expect(read.body.status).to.equal('new');
       }
@@ -202,10 +192,10 @@ describe('publishing and the reportPublished webhook', () => {
 
     it('refuses metadata, private and link-local addresses, IPv4 even with 127.0.0.1/32 allowed, and IPv6', async () => {
       const cases: Array<[string, { app: Express }]> = [
-        ['169.254.169.254', allowed],
-        ['10.0.0.1', allowed],
-        ['192.168.1.1', allowed],
-        ['100.64.0.1', allowed],
+        ['169.254.169.254', suite.allowed],
+        ['10.0.0.1', suite.allowed],
+        ['192.168.1.1', suite.allowed],
+        ['100.64.0.1', suite.allowed],
         // IPv6 through the app without an allow-list: request-filtering-agent warns when it compares an
         // address with a CIDR of the other family (the refusal is right either way).
         ['[::1]', guarded],
@@ -226,7 +216,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('refuses IPv6 forms embedding a refused IPv4 address: compatible, mapped, NAT64, 6to4', async () => {
       // As an IPv6-only network would allow the transition prefixes: what they embed is still checked.
       const transition = newApp({
-        notifier: receiver.notifier({ allowedCidrs: ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16'] }),
+        notifier: suite.receiver.notifier({ allowedCidrs: ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16'] }),
       });
       const cases: Array<[string, { app: Express }]> = [
         // The issue's case: request-filtering-agent calls ::/96 public unicast.
@@ -242,7 +232,7 @@ describe('publishing and the reportPublished webhook', () => {
       ];
       try {
         for (const [address, target] of cases) {
-          const company = await companyWithWebhook(`https://${address}:${receiver.port}/hook`);
+          const company = await companyWithWebhook(`https://${address}:${suite.receiver.port}/hook`);
           const id = await apiReport(company.key);
           const res = await publish(target.app, company.companyId, id, {
             publishedUrl: 'https://r.example.com/1',
@@ -268,7 +258,7 @@ describe('publishing and the reportPublished webhook', () => {
         .set(auth)
         .send(reportInput())
         .expect(201);
-      const res = await publish(allowed.app, company.companyId, created.body.id, {
+      const res = await publish(suite.allowed.app, company.companyId, created.body.id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
@@ -278,7 +268,7 @@ describe('publishing and the reportPublished webhook', () => {
         publishedUrl: 'https://r.example.com/1',
         fromRestService: '',
       });
-      expect(receiver.at(company.path)).to.have.length(0);
+      expect(suite.receiver.at(company.path)).to.have.length(0);
       expect(await deliveries(company.companyId)).to.deep.equal([]);
     });
 
@@ -286,7 +276,7 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const oldReport = await apiReport(company.key);
       await api().delete(`/internal/companies/${company.companyId}/integration`).set(auth).expect(204);
-      const revokedRes = await publish(allowed.app, company.companyId, oldReport, {
+      const revokedRes = await publish(suite.allowed.app, company.companyId, oldReport, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
@@ -298,9 +288,9 @@ describe('publishing and the reportPublished webhook', () => {
       await api()
         .put(`/internal/companies/${company.companyId}/webhook`)
         .set(auth)
-        .send({ url: receiver.url(newPath) })
+        .send({ url: suite.receiver.url(newPath) })
         .expect(200);
-      const republished = await publish(allowed.app, company.companyId, oldReport, {
+      const republished = await publish(suite.allowed.app, company.companyId, oldReport, {
         publishedUrl: 'https://r.example.com/2',
         notifyIntegration: true,
       }).expect(200);
@@ -311,31 +301,31 @@ describe('publishing and the reportPublished webhook', () => {
 
       // A report of the new integration does notify the new address.
       const newReport = await apiReport(newKey);
-      const sent = await publish(allowed.app, company.companyId, newReport, {
+      const sent = await publish(suite.allowed.app, company.companyId, newReport, {
         publishedUrl: 'https://r.example.com/3',
         notifyIntegration: true,
       }).expect(200);
       expect(sent.body.webhook.outcome).to.equal('sent');
-      expect(receiver.at(company.path)).to.have.length(0);
-      expect(receiver.at(newPath)).to.have.length(1);
+      expect(suite.receiver.at(company.path)).to.have.length(0);
+      expect(suite.receiver.at(newPath)).to.have.length(1);
     });
 
     it('publishes without a webhook when the inspector declines (notifyIntegration: false)', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: false,
       }).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'not_requested' });
       expect(res.body.report.status).to.equal('published');
-      expect(receiver.at(company.path)).to.have.length(0);
+      expect(suite.receiver.at(company.path)).to.have.length(0);
     });
 
     it('publishes without a webhook when the company has no address', async () => {
       const company = await newCompany();
       const id = await apiReport(company.key);
-      const res = await publish(allowed.app, company.companyId, id, {
+      const res = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
@@ -347,31 +337,31 @@ describe('publishing and the reportPublished webhook', () => {
     it('stays the same when a failed publish is retried, and is new for a later re-publish', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      receiver.on(company.path, { status: 503 });
-      await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 503 });
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(502);
-      await publish(allowed.app, company.companyId, id, {
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(502);
-      receiver.on(company.path, { status: 200 });
-      await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 200 });
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
-      await publish(allowed.app, company.companyId, id, {
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/2',
         notifyIntegration: true,
       }).expect(200);
 
-      const ids = receiver.at(company.path).map((r) => r.headers['webhook-id']);
+      const ids = suite.receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(ids).to.have.length(4);
       expect(ids[1]).to.equal(ids[0]);
       expect(ids[2]).to.equal(ids[0]);
       expect(ids[3]).to.not.equal(ids[0]);
-      for (const r of receiver.at(company.path)) {
+      for (const r of suite.receiver.at(company.path)) {
         expect(() => new Webhook(company.secret).verify(r.body, r.headers as Record<string, string>)).to.not.throw();
       }
     });
@@ -379,21 +369,21 @@ describe('publishing and the reportPublished webhook', () => {
     it('is new after a failed publish was completed without notifying', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      receiver.on(company.path, { status: 500 });
-      await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 500 });
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(502);
-      await publish(allowed.app, company.companyId, id, {
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: false,
       }).expect(200);
-      receiver.on(company.path, { status: 200 });
-      await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 200 });
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/2',
         notifyIntegration: true,
       }).expect(200);
-      const [failed, later] = receiver.at(company.path).map((r) => r.headers['webhook-id']);
+      const [failed, later] = suite.receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(later).to.not.equal(failed);
     });
   });
@@ -402,26 +392,26 @@ describe('publishing and the reportPublished webhook', () => {
     it('lists every attempt newest first with status, error, duration and at most 1 KiB of the answer', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      receiver.on(company.path, { status: 500, body: 'x'.repeat(5000) });
-      const failed = await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 500, body: 'x'.repeat(5000) });
+      const failed = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       });
       expect(failed.status).to.equal(502);
-      receiver.on(company.path, { status: 202, body: 'thanks' });
-      const sent = await publish(allowed.app, company.companyId, id, {
+      suite.receiver.on(company.path, { status: 202, body: 'thanks' });
+      const sent = await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
 
       const log = await deliveries(company.companyId);
-      const webhookId = receiver.at(company.path)[0]!.headers['webhook-id'];
+      const webhookId = suite.receiver.at(company.path)[0]!.headers['webhook-id'];
       expect(log).to.have.length(2);
       expect(log[0]).to.deep.include({
         id: sent.body.webhook.deliveryId,
         reportId: id,
         webhookId,
-        url: receiver.url(company.path),
+        url: suite.receiver.url(company.path),
         httpStatus: 202,
         error: '',
         responseExcerpt: 'thanks',
@@ -429,7 +419,7 @@ describe('publishing and the reportPublished webhook', () => {
       expect(log[1]).to.deep.include({
         reportId: id,
         webhookId,
-        url: receiver.url(company.path),
+        url: suite.receiver.url(company.path),
         httpStatus: 500,
         error: 'the receiver answered HTTP 500',
         responseExcerpt: 'x'.repeat(1024),
@@ -447,7 +437,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('logs refused addresses too, and shows each company only its own attempts', async () => {
       const company = await companyWithWebhook('https://10.1.2.3/hook');
       const id = await apiReport(company.key);
-      await publish(allowed.app, company.companyId, id, {
+      await publish(suite.allowed.app, company.companyId, id, {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(502);
@@ -470,15 +460,18 @@ describe('publishing and the reportPublished webhook', () => {
       const restId = unique('crm');
       const id = await apiReport(company.key, { restId });
       const receiverAnswers = gate();
-      receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
+      suite.receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
       const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
-      const first = publish(allowed.app, company.companyId, id, body).then((res) => res);
+      const first = publish(suite.allowed.app, company.companyId, id, body).then((res) => res);
       try {
-        await until(() => receiver.at(company.path).length === 1, 'delivered');
+        await until(() => suite.receiver.at(company.path).length === 1, 'delivered');
         const inFlight = { error: `report ${id} is being published: its webhook delivery is in flight` };
         // From another server process too, and without notifying: one publish of a report at a time.
         await publish(impatient.app, company.companyId, id, body).expect(409, inFlight);
-        await publish(allowed.app, company.companyId, id, { ...body, notifyIntegration: false }).expect(409, inFlight);
+        await publish(suite.allowed.app, company.companyId, id, { ...body, notifyIntegration: false }).expect(
+          409,
+          inFlight,
+        );
         await api()
           .post('/reports/new')
           .set('X-API-KEY', company.key)
@@ -496,24 +489,24 @@ describe('publishing and the reportPublished webhook', () => {
       const sent = await first;
       expect(sent.status).to.equal(200);
       expect(sent.body.report).to.include({ status: 'published', inspectorNotes: '' });
-      expect(receiver.at(company.path)).to.have.length(1);
+      expect(suite.receiver.at(company.path)).to.have.length(1);
       const [done, ...more] = await deliveries(company.companyId);
       expect(more).to.have.length(0);
       expect(done).to.deep.include({ id: sent.body.webhook.deliveryId, httpStatus: 204, error: '' });
       // Once it has answered, the report can be published again (a re-publish: a new webhook-id).
       await publish(impatient.app, company.companyId, id, body).expect(200);
-      const [a, b] = receiver.at(company.path).map((r) => r.headers['webhook-id']);
+      const [a, b] = suite.receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(b).to.not.equal(a);
     });
 
     it('answers 503 with Retry-After past WEBHOOK_MAX_IN_FLIGHT deliveries, sends nothing and changes nothing', async () => {
       const limited = newApp({
-        notifier: receiver.notifier({ maxInFlight: 2 }),
+        notifier: suite.receiver.notifier({ maxInFlight: 2 }),
       });
       const receiverAnswers = gate();
       try {
         const company = await companyWithWebhook();
-        receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
+        suite.receiver.on(company.path, { status: 204, waitFor: () => receiverAnswers.opened });
         const [one, two, three] = [
           await apiReport(company.key),
           await apiReport(company.key),
@@ -521,7 +514,7 @@ describe('publishing and the reportPublished webhook', () => {
         ];
         const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
         const running = [one, two].map((id) => publish(limited.app, company.companyId, id!, body).then((res) => res));
-        await until(() => receiver.at(company.path).length === 2, 'both delivered');
+        await until(() => suite.receiver.at(company.path).length === 2, 'both delivered');
 
         const refused = await publish(limited.app, company.companyId, three!, body).expect(503);
         expect(refused.body).to.deep.equal({
@@ -533,7 +526,7 @@ describe('publishing and the reportPublished webhook', () => {
 
         receiverAnswers.open();
         for (const res of await Promise.all(running)) expect(res.status).to.equal(200);
-        expect(receiver.at(company.path)).to.have.length(2);
+        expect(suite.receiver.at(company.path)).to.have.length(2);
         expect((await deliveries(company.companyId)).map((d) => d.reportId)).to.have.members([one, two]);
         // The places are given back.
         await publish(limited.app, company.companyId, three!, body).expect(200);
@@ -548,8 +541,8 @@ describe('publishing and the reportPublished webhook', () => {
     const company = await companyWithWebhook();
     const id = await apiReport(company.key);
     // 1,023 bytes, then "é" (2 bytes) and "€" (3 bytes): the limit falls inside "é".
-    receiver.on(company.path, { status: 500, body: Buffer.from(`${'x'.repeat(1023)}é€ and more`, 'utf8') });
-    await publish(allowed.app, company.companyId, id, {
+    suite.receiver.on(company.path, { status: 500, body: Buffer.from(`${'x'.repeat(1023)}é€ and more`, 'utf8') });
+    await publish(suite.allowed.app, company.companyId, id, {
       publishedUrl: 'https://r.example.com/1',
       notifyIntegration: true,
     }).expect(502);
@@ -557,11 +550,11 @@ describe('publishing and the reportPublished webhook', () => {
     await api()
       .put(`/internal/companies/${company.companyId}/webhook`)
       .set(auth)
-      .send({ url: receiver.url(path2) })
+      .send({ url: suite.receiver.url(path2) })
       .expect(200);
     // 1,022 bytes, then "€": the limit falls inside it.
-    receiver.on(path2, { status: 500, body: `${'y'.repeat(1022)}€€` });
-    await publish(allowed.app, company.companyId, id, {
+    suite.receiver.on(path2, { status: 500, body: `${'y'.repeat(1022)}€€` });
+    await publish(suite.allowed.app, company.companyId, id, {
       publishedUrl: 'https://r.example.com/1',
       notifyIntegration: true,
     }).expect(502);

@@ -1,34 +1,18 @@
 import { expect } from 'chai';
-import type { Express } from 'express';
-import type { Pool } from '../../src/db/pool.js';
-import { api, newApp, newCompany, pool } from '../support/harness.js';
-import { HttpsReceiver, type ReceivedWebhook } from '../support/https-receiver.js';
+import { api, newCompany, pool } from '../support/harness.js';
+import type { ReceivedWebhook } from '../support/https-receiver.js';
 import {
   apiReport,
   auth,
   companyWithWebhook,
   signatures,
   verifies,
+  webhookSuite,
   type CompanyWithWebhook,
 } from '../support/webhooks.js';
 
 describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/secret)', () => {
-  let receiver: HttpsReceiver;
-  let allowed: { app: Express; pool: Pool };
-
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    allowed = newApp({ notifier: receiver.notifier() });
-  });
-
-  after(async () => {
-    await receiver.stop();
-    await allowed.pool.end();
-  });
-
-  afterEach(() => {
-    expect(receiver.contractErrors.map((e) => e.message)).to.deep.equal([]);
-  });
+  const suite = webhookSuite();
 
   const rotate = (companyId: string) => api().post(`/internal/companies/${companyId}/webhook/secret`).set(auth);
   const integration = async (companyId: string) =>
@@ -36,15 +20,15 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
 
   /** A test delivery and a real publish, as the receiver got them. */
   async function deliverBoth(company: CompanyWithWebhook): Promise<ReceivedWebhook[]> {
-    const before = receiver.at(company.path).length;
-    await api(allowed.app).post(`/internal/companies/${company.companyId}/webhook/test`).set(auth).expect(200);
+    const before = suite.receiver.at(company.path).length;
+    await api(suite.allowed.app).post(`/internal/companies/${company.companyId}/webhook/test`).set(auth).expect(200);
     const reportId = await apiReport(company.key);
-    await api(allowed.app)
+    await api(suite.allowed.app)
       .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
       .set(auth)
       .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
       .expect(200);
-    const requests = receiver.at(company.path).slice(before);
+    const requests = suite.receiver.at(company.path).slice(before);
     expect(requests.map((r) => r.headers['webhook-test'] ?? 'publish')).to.deep.equal(['true', 'publish']);
     return requests;
   }
@@ -58,7 +42,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
     Date.parse((await pool().query<{ now: Date }>('SELECT now()')).rows[0]!.now.toISOString());
 
   it('with an overlap, signs every delivery with both secrets, the new one first, until the expiry it announces', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const start = await databaseNow();
     const res = await rotate(company.companyId).send({ overlapSeconds: 3600 }).expect(200);
     const end = await databaseNow();
@@ -84,7 +68,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
 
   it('keeps the previous secret for a day when no overlap is given, with or without a body', async () => {
     for (const body of [{}, undefined]) {
-      const company = await companyWithWebhook(receiver);
+      const company = await companyWithWebhook(suite.receiver);
       const start = await databaseNow();
       const request = rotate(company.companyId);
       const res = await (body === undefined ? request : request.send(body)).expect(200);
@@ -96,7 +80,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('with overlap 0, only the newest secret verifies', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const res = await rotate(company.companyId).send({ overlapSeconds: 0 }).expect(200);
     expect(res.body).to.deep.equal({ secret: res.body.secret, previousSecretExpiresAt: null });
     expect(await integration(company.companyId)).to.include({ secret: res.body.secret, previousSecretExpiresAt: null });
@@ -109,7 +93,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('stops signing with the previous secret once the overlap has passed on the database clock', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const res = await rotate(company.companyId).send({ overlapSeconds: 1 }).expect(200);
     const expiry = Date.parse(res.body.previousSecretExpiresAt);
     for (let i = 0; i < 100 && (await databaseNow()) <= expiry; i++) await new Promise((r) => setTimeout(r, 50));
@@ -124,7 +108,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('ends the older secret at once when rotating during an overlap: only the newest two sign', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const second = (await rotate(company.companyId).send({ overlapSeconds: 3600 }).expect(200)).body.secret as string;
     const third = (await rotate(company.companyId).send({ overlapSeconds: 3600 }).expect(200)).body.secret as string;
     const requests = await deliverBoth(company);
@@ -135,7 +119,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('serialises concurrent rotations: the later keeps the earlier one as its previous secret', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const rotated = await Promise.all([1, 2].map(() => rotate(company.companyId).send({ overlapSeconds: 3600 })));
     const secrets = rotated.map((r) => r.body.secret as string);
     expect((await integration(company.companyId)).secret).to.be.oneOf(secrets);
@@ -147,12 +131,12 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('setting an address again replaces every secret at once, with no overlap', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const rotated = (await rotate(company.companyId).send({ overlapSeconds: 3600 }).expect(200)).body.secret as string;
     const reset = await api()
       .put(`/internal/companies/${company.companyId}/webhook`)
       .set(auth)
-      .send({ url: receiver.url(company.path) })
+      .send({ url: suite.receiver.url(company.path) })
       .expect(200);
     expect(await integration(company.companyId)).to.include({
       secret: reset.body.secret,
@@ -171,7 +155,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
     await rotate(withoutIntegration.body.id).send({}).expect(409, error);
     const keyOnly = await newCompany();
     await rotate(keyOnly.companyId).send({ overlapSeconds: 60 }).expect(409, error);
-    const revoked = await companyWithWebhook(receiver);
+    const revoked = await companyWithWebhook(suite.receiver);
     await api().delete(`/internal/companies/${revoked.companyId}/integration`).set(auth).expect(204);
     await rotate(revoked.companyId).expect(409, error);
     for (const companyId of [withoutIntegration.body.id, keyOnly.companyId, revoked.companyId])
@@ -179,7 +163,7 @@ describe('webhook secret rotation (POST /internal/companies/{companyId}/webhook/
   });
 
   it('answers 400 naming the field for any other body, changing nothing', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const cases: Array<[unknown, string]> = [
       [{ overlapSeconds: -1 }, 'overlapSeconds must be >= 0'],
       [{ overlapSeconds: 604_801 }, 'overlapSeconds must be <= 604800'],

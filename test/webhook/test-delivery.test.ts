@@ -1,42 +1,26 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
-import { createPool, type Pool } from '../../src/db/pool.js';
+import { createPool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/store/webhook-deliveries.js';
 import { SAMPLE_REPORT_ID } from '../../src/webhook/sample-report.js';
 import { api, appDeps, databaseUrl, newApp, newCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
-import { apiReport, auth, companyWithWebhook, deliveryLog, verifies } from '../support/webhooks.js';
+import { apiReport, auth, companyWithWebhook, deliveryLog, verifies, webhookSuite } from '../support/webhooks.js';
 
 describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', () => {
-  let receiver: HttpsReceiver;
-  /** Trusts the receiver's certificate; 127.0.0.1/32 allowed as WEBHOOK_ALLOWED_CIDRS would. */
-  let allowed: { app: Express; pool: Pool };
+  // Every request sent, test or not, must match openapi.yaml's webhooks section (webhookSuite checks).
+  const suite = webhookSuite();
 
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    allowed = newApp({ notifier: receiver.notifier() });
-  });
-
-  after(async () => {
-    await receiver.stop();
-    await allowed.pool.end();
-  });
-
-  afterEach(() => {
-    // Every request sent, test or not, must match openapi.yaml's webhooks section (headers and body).
-    expect(receiver.contractErrors.map((e) => e.message)).to.deep.equal([]);
-  });
-
-  const sendTest = (companyId: string, target: Express = allowed.app) =>
+  const sendTest = (companyId: string, target: Express = suite.allowed.app) =>
     api(target).post(`/internal/companies/${companyId}/webhook/test`).set(auth);
 
   it('sends a signed sample report marked webhook-test: true, and logs it as a test', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const res = await sendTest(company.companyId).send({}).expect(200);
     expect(res.body).to.deep.equal({ outcome: 'sent', deliveryId: res.body.deliveryId, status: 204 });
 
-    const [request, ...more] = receiver.at(company.path);
+    const [request, ...more] = suite.receiver.at(company.path);
     expect(more).to.have.length(0);
     expect(request!.headers['webhook-test']).to.equal('true');
     expect(verifies(request!, company.secret)).to.equal(true);
@@ -51,24 +35,24 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
       reportId: SAMPLE_REPORT_ID,
       test: true,
       webhookId: request!.headers['webhook-id'],
-      url: receiver.url(company.path),
+      url: suite.receiver.url(company.path),
       httpStatus: 204,
       error: '',
     });
   });
 
   it('gives every test a new webhook-id, and leaves real publishes unmarked: test false, no webhook-test header', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     await sendTest(company.companyId).expect(200);
     const reportId = await apiReport(company.key);
-    await api(allowed.app)
+    await api(suite.allowed.app)
       .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
       .set(auth)
       .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
       .expect(200);
     await sendTest(company.companyId).expect(200);
 
-    const [first, publish, second] = receiver.at(company.path);
+    const [first, publish, second] = suite.receiver.at(company.path);
     expect(publish!.headers).not.to.have.property('webhook-test');
     expect(second!.headers['webhook-test']).to.equal('true');
     expect(second!.headers['webhook-id']).not.to.equal(first!.headers['webhook-id']);
@@ -82,8 +66,8 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
   });
 
   it('answers 502 naming the status when the receiver refuses it, and logs the failed test', async () => {
-    const company = await companyWithWebhook(receiver);
-    receiver.on(company.path, { status: 401, body: 'bad signature' });
+    const company = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(company.path, { status: 401, body: 'bad signature' });
     const res = await sendTest(company.companyId).send({}).expect(502);
     expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 401' });
     const [entry] = await deliveryLog(company.companyId);
@@ -96,10 +80,10 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
   });
 
   it('answers 502 for an address the guard refuses (production defaults), sending nothing', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     const res = await sendTest(company.companyId, newApp().app).expect(502);
     expect(res.body.error).to.match(/^webhook delivery failed: address 127\.0\.0\.1 is refused/);
-    expect(receiver.at(company.path)).to.have.length(0);
+    expect(suite.receiver.at(company.path)).to.have.length(0);
     expect((await deliveryLog(company.companyId))[0]).to.deep.include({ test: true, httpStatus: null });
   });
 
@@ -109,23 +93,23 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
     await sendTest(withoutIntegration.body.id).send({}).expect(409, error);
     const keyOnly = await newCompany();
     await sendTest(keyOnly.companyId).expect(409, error);
-    const revoked = await companyWithWebhook(receiver);
+    const revoked = await companyWithWebhook(suite.receiver);
     await api().delete(`/internal/companies/${revoked.companyId}/integration`).set(auth).expect(204);
     await sendTest(revoked.companyId).expect(409, error);
-    expect(receiver.at(revoked.path)).to.have.length(0);
+    expect(suite.receiver.at(revoked.path)).to.have.length(0);
     for (const companyId of [withoutIntegration.body.id, keyOnly.companyId, revoked.companyId])
       expect(await deliveryLog(companyId)).to.deep.equal([]);
   });
 
   it('answers 400 for a body other than {}, sending nothing', async () => {
-    const company = await companyWithWebhook(receiver);
+    const company = await companyWithWebhook(suite.receiver);
     await sendTest(company.companyId).send({ url: 'https://elsewhere.example.com' }).expect(400, {
       error: 'unknown field: url',
     });
     await sendTest(company.companyId).send([]).expect(400);
     await sendTest(company.companyId).set('Content-Type', 'application/json').send('"x"').expect(400);
     await sendTest(company.companyId).query({ verbose: 1 }).expect(400, { error: 'unknown query parameter: verbose' });
-    expect(receiver.at(company.path)).to.have.length(0);
+    expect(suite.receiver.at(company.path)).to.have.length(0);
     expect(await deliveryLog(company.companyId)).to.deep.equal([]);
   });
 
