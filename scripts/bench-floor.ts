@@ -13,7 +13,7 @@ import type { ReportInput } from '../src/api-types.js';
 import { createPool, type Pool } from '../src/db/pool.js';
 import { authenticate, type KeyPrincipal } from '../src/store/api-keys.js';
 import { decodeCursor, encodeCursor } from '../src/store/list-cursor.js';
-import { createOrUpdate } from '../src/store/report-writes.js';
+import { ReportWriter } from '../src/store/report-writes.js';
 import { findForCompany, listForCompany } from '../src/store/reports.js';
 
 export function createFloorApp(db: Pool): Express {
@@ -26,6 +26,7 @@ export function createFloorApp(db: Pool): Express {
     return found;
   }
 
+  const writes = new ReportWriter(db);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -45,7 +46,7 @@ export function createFloorApp(db: Pool): Express {
   });
   app.post('/reports/new', express.json({ limit: '1mb' }), async (req, res) => {
     const { companyId, integrationId } = await principal(req);
-    const { id } = await createOrUpdate(db, { companyId, integrationId }, req.body as ReportInput);
+    const { id } = await writes.createOrUpdate({ companyId, integrationId }, req.body as ReportInput);
     res.json({ result: 'ok', id });
   });
   const errors: ErrorRequestHandler = (err: { status?: number; message?: string }, _req, res, _next) => {

@@ -1,13 +1,15 @@
 /**
  * The benchmark's write-shape experiment: what PostgreSQL spends per report written, whatever the
  * service does around it. Three shapes, each driven from 16 connections for a few seconds straight
- * through pg (no HTTP): the service's one upsert statement per create (`createOrUpdate`), a plain
+ * through pg (no HTTP): the service's upsert statement with one create each, the same batched as the
+ * service batches them (ReportWriter: up to 2 statements in flight, the creates that arrive meanwhile
+ * together), a plain
  * single-row INSERT of the same columns, and a multi-row INSERT of 16 reports per statement (the
  * bound for batching several partners' creates into one statement and one commit). The reports are
  * written into the large company; every one is new.
  */
 import pg from 'pg';
-import { createOrUpdate } from '../src/store/report-writes.js';
+import { ReportWriter } from '../src/store/report-writes.js';
 import { benchReport } from './bench-seed.js';
 
 export interface WriteShape {
@@ -52,8 +54,12 @@ export async function measureWriteShapes(
     const input = () => benchReport(restId(), company.inspectorEmail);
     const params = (count: number) =>
       Array.from({ length: count }, () => [company.companyId, integrationId, restId(), company.inspectorEmail]).flat();
+    const origin = { companyId: company.companyId, integrationId };
+    const alone = new ReportWriter(pool, { batchesInFlight: CONNECTIONS });
+    const batched = new ReportWriter(pool);
     const shapes: [string, number, () => Promise<unknown>][] = [
-      ['upsert (the service)', 1, () => createOrUpdate(pool, { companyId: company.companyId, integrationId }, input())],
+      ['upsert, one per statement', 1, () => alone.createOrUpdate(origin, input())],
+      ['upsert, batched (the service)', 1, () => batched.createOrUpdate(origin, input())],
       ['plain INSERT', 1, () => pool.query({ name: 'bench-insert-1', text: insert(1), values: params(1) })],
       [
         `INSERT of ${BATCH} rows`,

@@ -19,6 +19,7 @@ import { authRouter } from './routes/auth.js';
 import { operationsRouter } from './routes/operations.js';
 import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
+import { ReportWriter } from './store/report-writes.js';
 import { databaseReports, type ReportReads } from './store/report-cache.js';
 import type { Notifier } from './webhook/notifier.js';
 
@@ -34,6 +35,8 @@ export interface AppDeps {
   apiKeys?: KeyAuthenticator;
   /** Where the partner API reads reports: a ReportCache in servers; without one, the database on every read. */
   reports?: ReportReads;
+  /** Where reports are created and updated: by default a ReportWriter on db (batches of writes). */
+  writes?: ReportWriter;
   /** The base URL the published documents name (PUBLIC_BASE_URL); unset: the origin each was requested at. */
   publicBaseUrl?: string;
   /** Trust X-Forwarded-Proto/Host (and -For) from the peer: the service runs behind a proxy that sets them. */
@@ -49,6 +52,7 @@ export function createApp({
   notifier,
   apiKeys,
   reports,
+  writes = new ReportWriter(db),
   publicBaseUrl,
   trustProxy = false,
 }: AppDeps): Express {
@@ -81,8 +85,8 @@ export function createApp({
   app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
-  app.use(reportsRouter(db, reports ?? databaseReports(db)));
-  app.use(applicationRouter(db, notifier));
+  app.use(reportsRouter(reports ?? databaseReports(db), writes));
+  app.use(applicationRouter(db, notifier, writes));
   app.use(operationsRouter(db, appToken));
 
   app.use(unknownRoute);

@@ -25,7 +25,7 @@ import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-
 import { addUser, companyExists, createCompany } from '../store/companies.js';
 import { isUuid } from '../store/ids.js';
 import { readIntegration, rotateSecret, setWebhook } from '../store/integrations.js';
-import { createOrUpdate, startReport } from '../store/report-writes.js';
+import { startReport, type ReportWriter } from '../store/report-writes.js';
 import { findForCompany } from '../store/reports.js';
 import { noWebhookAddress, sendTestDelivery } from '../use-cases/send-test-delivery.js';
 import { listDeliveries } from '../store/webhook-deliveries.js';
@@ -38,7 +38,7 @@ const COMPANY = '/internal/companies/:companyId';
 const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
 
 /** The application's internal API (x-internal in openapi.yaml); requireAppToken guards /internal. */
-export function applicationRouter(db: Pool, notifier: Notifier): Router {
+export function applicationRouter(db: Pool, notifier: Notifier, writes: ReportWriter): Router {
   const router = Router();
 
   // Every route below names a company: an unknown or malformed id is 404 before any handler runs.
@@ -104,7 +104,7 @@ export function applicationRouter(db: Pool, notifier: Notifier): Router {
 
   router.post(`${COMPANY}/reports`, async (req, res: Response<Report>) => {
     const companyId = req.params.companyId!;
-    const { id } = await createOrUpdate(db, { companyId }, req.body as ReportInput);
+    const { id } = await writes.createOrUpdate({ companyId }, req.body as ReportInput);
     res.status(201).json((await findForCompany(db, companyId, id))!);
   });
 

@@ -1,20 +1,19 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
-import type { Pool } from '../db/pool.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { keyPrincipal, requestSince } from '../auth/api-key.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
-import { createOrUpdate } from '../store/report-writes.js';
+import type { ReportWriter } from '../store/report-writes.js';
 import type { ReportReads } from '../store/report-cache.js';
 import { pageLimit } from './page-limit.js';
 
-/** The partner API's reports: writes go to the database, reads to `reads` (a ReportCache in servers). */
-export function reportsRouter(db: Pool, reads: ReportReads): Router {
+/** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
+export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router {
   const router = Router();
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
     const { companyId, integrationId } = keyPrincipal(req);
-    const { id } = await createOrUpdate(db, { companyId, integrationId }, req.body as ReportInput);
+    const { id } = await writes.createOrUpdate({ companyId, integrationId }, req.body as ReportInput);
     res.json({ result: 'ok', id });
   });
 

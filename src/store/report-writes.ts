@@ -1,11 +1,12 @@
 import type { ReportInput } from '../api-types.js';
-import { namedParameters } from '../db/named-parameters.js';
+import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
-import { badRequest, conflict, type HttpError } from '../http/errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { badRequest, conflict, unavailable, type HttpError } from '../http/errors.js';
 import { INVOICE_ITEM_SHAPE, parseInvoiceItem, toList } from '../report-fields.js';
 import { isUuid } from './ids.js';
 
-/** The writes of a report: create or update (one prepared statement), and starting it. Reads are in reports.ts. */
+/** The writes of a report: create or update (one prepared statement, in batches), and starting it. Reads are in reports.ts. */
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
 
@@ -34,18 +35,17 @@ export interface Origin {
 
 /** How one field of ReportInput is written by a create or update. */
 interface FieldWrite<V> {
-  /** Each column the field writes, with the SQL of its value (parameters referred to by name). */
+  /** Each column the field writes, with the SQL of its value (from the write's input row, `i`). */
   columns: Record<string, string>;
-  /** The field's parameters, by name, from its value (undefined when absent) and the caller. */
+  /** The field's values in the input row, by name, with their SQL types. */
+  types: Record<string, string>;
+  /** The field's values, by name, from its value (undefined when absent) and the caller. */
   params(value: V, origin: Origin): Record<string, unknown>;
   /** Whether an update replaces the stored columns; 'never' for the restId, which finds the report. */
   replaces: 'never' | ((value: V, origin: Origin) => boolean);
 }
 
-/** The parameters of UPSERT, numbered as its parts are built (at module load). */
-const UPSERT_PARAMS = namedParameters();
-
-/** A field written to one column, as its value converted; the parameter is named after the column. */
+/** A field written to one column, as its value converted; the input's value is named after the column. */
 function column<V>(
   name: string,
   type: string,
@@ -53,7 +53,8 @@ function column<V>(
   replaces: FieldWrite<NoInfer<V>>['replaces'],
 ): FieldWrite<V> {
   return {
-    columns: { [name]: UPSERT_PARAMS.ref(name, type) },
+    columns: { [name]: `i.${name}` },
+    types: { [name]: type },
     params: (value, origin) => ({ [name]: convert(value, origin) }),
     replaces,
   };
@@ -63,8 +64,8 @@ function column<V>(
 const sent = (value: unknown) => value !== undefined;
 const always = () => true;
 const text = (value: string | undefined) => value ?? '';
-/** The parameter that says whether an update replaces a field's columns. */
-const replaceFlag = (field: string) => `replace_${field}`;
+/** The input's flag that says whether an update replaces a field's columns. */
+const replaceFlag = (field: string) => `replace_${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
 
 /**
  * Every field of ReportInput and how it is written: the one place to extend when the input gains a
@@ -95,10 +96,8 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
   agentEmail: column('agent_email', 'text', (value) => text(value).trim(), sent),
   agentPhone: column('agent_phone', 'text', text, sent),
   invoiceItems: {
-    columns: {
-      invoice_descriptions: UPSERT_PARAMS.ref('invoice_descriptions', 'text[]'),
-      invoice_prices: UPSERT_PARAMS.ref('invoice_prices', 'bigint[]'),
-    },
+    columns: { invoice_descriptions: 'i.invoice_descriptions', invoice_prices: 'i.invoice_prices' },
+    types: { invoice_descriptions: 'text[]', invoice_prices: 'bigint[]' },
     params(value) {
       const items = parseInvoiceItems(value);
       return { invoice_descriptions: items.map((i) => i.description), invoice_prices: items.map((i) => i.priceCents) };
@@ -109,9 +108,10 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
   // that user's name and stored address.
   inspectorEmails: {
     columns: {
-      inspector_names: 'ARRAY(SELECT name FROM found ORDER BY ord)',
-      inspector_emails: 'ARRAY(SELECT email FROM found ORDER BY ord)',
+      inspector_names: 'ARRAY(SELECT f.name FROM found f WHERE f.ord = i.ord ORDER BY f.n)',
+      inspector_emails: 'ARRAY(SELECT f.email FROM found f WHERE f.ord = i.ord ORDER BY f.n)',
     },
+    types: { inspectors: 'text[]' },
     params: (value) => ({ inspectors: wantedInspectors(value) }),
     replaces: sent,
   },
@@ -120,79 +120,184 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
 const FIELDS = Object.entries(WRITES) as [keyof ReportInput, FieldWrite<unknown>][];
 /** Each written column with the SQL of its value: the caller's keys, then every field's columns. */
 const INSERTED: Record<string, string> = Object.assign(
-  { company_id: UPSERT_PARAMS.ref('company_id', 'uuid'), integration_id: UPSERT_PARAMS.ref('integration_id', 'uuid') },
+  { company_id: 'i.company_id', integration_id: 'i.integration_id' },
   ...FIELDS.map(([, write]) => write.columns),
+);
+/** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
+const INPUT_TYPES: Record<string, string> = Object.assign(
+  { ord: 'int', company_id: 'uuid', integration_id: 'uuid' },
+  ...FIELDS.map(([field, write]) => ({
+    ...write.types,
+    ...(write.replaces === 'never' ? {} : { [replaceFlag(field)]: 'boolean' }),
+  })),
 );
 /** The SET of an update: each replaceable column takes the new value only when its field says so. */
 const UPDATED = FIELDS.flatMap(([field, write]) =>
   write.replaces === 'never'
     ? []
-    : Object.keys(write.columns).map(
-        (c) =>
-          `${c} = CASE WHEN ${UPSERT_PARAMS.ref(replaceFlag(field), 'boolean')} THEN EXCLUDED.${c} ELSE reports.${c} END`,
-      ),
+    : Object.keys(write.columns).map((c) => [
+        c,
+        `CASE WHEN i.${replaceFlag(field)} THEN EXCLUDED.${c} ELSE reports.${c} END`,
+      ]),
 );
-const INSPECTORS = UPSERT_PARAMS.ref('inspectors', 'text[]');
 
 /**
- * The whole create or update in one statement, the same text for every input (prepared once per
- * connection: planning it cost PostgreSQL about 0.4 ms, as much as running it), atomic on its own:
- * match the inspectors; write the report only if all of them are users (and, on a restId conflict,
- * only if it is neither published nor being published), replacing each column whose field's replace
- * flag is set. The report is one row, so concurrent updates of it take turns on its lock and the last
- * one is what it shows.
+ * Creates and updates of any number of reports in one statement, the same text for every batch
+ * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
+ * whole, each write decided on its own: match its inspectors; write its report only if all of them
+ * are users (and, on a restId conflict, only if it is neither published nor being published),
+ * replacing each column whose field's replace flag is set. The input is one JSON array of rows
+ * (`i`, in order `ord`); the answer is one row per input row. Writes take their rows' locks in the
+ * order of (company, restId), so two batches never wait on each other in a cycle. A batch never holds
+ * two writes of one restId (ON CONFLICT cannot touch a row twice): ReportWriter keeps them apart.
  */
 const UPSERT = `
-  WITH wanted AS (
-    SELECT w.email, w.ord FROM unnest(${INSPECTORS}) WITH ORDINALITY AS w(email, ord)
+  WITH i AS MATERIALIZED (
+    SELECT i.*, gen_random_uuid() AS new_id
+      FROM jsonb_to_recordset($1::jsonb) AS i(${Object.entries(INPUT_TYPES)
+        .map(([name, type]) => `${name} ${type}`)
+        .join(', ')})
+  ), wanted AS (
+    SELECT i.ord, w.email, w.n FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
   ), found AS (
-    SELECT w.email AS wanted, w.ord, u.name, u.email
-      FROM wanted w JOIN users u ON u.company_id = ${INSERTED.company_id} AND lower(u.email) = w.email
+    SELECT w.ord, w.n, u.name, u.email
+      FROM wanted w JOIN i ON i.ord = w.ord
+      JOIN users u ON u.company_id = i.company_id AND lower(u.email) = w.email
   ), r AS (
-    INSERT INTO reports (${Object.keys(INSERTED).join(', ')})
-    SELECT ${Object.values(INSERTED).join(', ')}
-     WHERE (SELECT count(*) FROM found) = cardinality(${INSPECTORS})
+    INSERT INTO reports (id, ${Object.keys(INSERTED).join(', ')})
+    SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
+      FROM i
+     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = cardinality(i.inspectors)
+     ORDER BY i.company_id, i.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
-       SET ${UPDATED.join(',\n           ')},
-           updated_at = clock_timestamp()
+       SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
+           (SELECT ${UPDATED.map(([, sql]) => sql).join(',\n                   ')},
+                   clock_timestamp()
+              FROM i WHERE i.new_id = EXCLUDED.id)
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
-    RETURNING id, (xmax = 0) AS created
+    RETURNING id, company_id, rest_id, (xmax = 0) AS created
   )
   SELECT r.id, r.created,
-         ARRAY(SELECT email FROM wanted WHERE email NOT IN (SELECT wanted FROM found) ORDER BY ord) AS unknown
-    FROM (SELECT 1) AS one LEFT JOIN r ON true`;
+         ARRAY(SELECT w.email FROM wanted w
+                WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
+                ORDER BY w.n) AS unknown
+    FROM i LEFT JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+   ORDER BY i.ord`;
+
+/** One create or update: who asks, and the input row of UPSERT (all but its `ord`). */
+interface Write {
+  origin: Origin;
+  restId: string | undefined;
+  row: Record<string, unknown>;
+  /** The row as JSON, for the batch's size. */
+  json: string;
+}
+
+type Written = { id: string; created: boolean };
+
+/** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
+function toWrite(origin: Origin, input: ReportInput): Write {
+  const row: Record<string, unknown> = { company_id: origin.companyId, integration_id: origin.integrationId ?? null };
+  for (const [field, write] of FIELDS) {
+    Object.assign(row, write.params(input[field], origin));
+    if (write.replaces !== 'never') row[replaceFlag(field)] = write.replaces(input[field], origin);
+  }
+  return { origin, restId: input.restId, row, json: JSON.stringify(row) };
+}
 
 /**
- * Creates a report, or merges the input into the company's report with the same restId.
- * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
- * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
- * or one whose publish is delivering its webhook (what the receiver gets is what is published).
+ * Runs writes as one UPSERT: each write's outcome, in order — its report, or why it was refused (400
+ * unknown inspectors; 409 published or being published, read only then).
  */
-export async function createOrUpdate(
-  pool: Pool,
-  origin: Origin,
-  input: ReportInput,
-): Promise<{ id: string; created: boolean }> {
-  const params: Record<string, unknown> = {
-    company_id: origin.companyId,
-    integration_id: origin.integrationId ?? null,
-  };
-  for (const [field, write] of FIELDS) {
-    Object.assign(params, write.params(input[field], origin));
-    if (write.replaces !== 'never') params[replaceFlag(field)] = write.replaces(input[field], origin);
-  }
-  const { rows } = await pool.query<{ id: string | null; created: boolean | null; unknown: string[] }>({
+async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
+  const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
+  const { rows } = await db.query<{ id: string | null; created: boolean | null; unknown: string[] }>({
     name: 'report-upsert',
     text: UPSERT,
-    values: UPSERT_PARAMS.values(params),
+    values: [input],
   });
-  const row = rows[0]!;
-  if (row.unknown.length > 0)
-    throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
-  if (row.id === null) throw await refusedUpdate(pool, origin.companyId, input.restId!);
-
-  return { id: row.id, created: row.created === true };
+  return Promise.allSettled(
+    rows.map(async (row, ord) => {
+      const write = writes[ord]!;
+      if (row.unknown.length > 0)
+        throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
+      if (row.id === null) throw await refusedUpdate(db, write.origin.companyId, write.restId!);
+      return { id: row.id, created: row.created === true };
+    }),
+  );
 }
+
+/**
+ * Runs a batch; when its statement fails for anything but the database being unavailable (one write
+ * the database refuses, a deadlock with another process), each write runs again alone, so that one
+ * write's fault is never another's.
+ */
+async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
+  try {
+    return await upsert(db, writes);
+  } catch (err) {
+    if (writes.length === 1 || isDatabaseUnavailable(err)) throw err;
+    return Promise.all(
+      writes.map((write) =>
+        upsert(db, [write]).then(
+          ([outcome]) => outcome!,
+          (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
+        ),
+      ),
+    );
+  }
+}
+
+/**
+ * Creates and updates of reports, gathered into batches (db/batcher.ts): with no batch in the
+ * database a write leaves at once, alone; while batchesInFlight are, the writes that arrive
+ * wait and leave together, one statement and one commit for all of them. Writes of one company's
+ * restId never share a batch, and keep their order. A write waits for its turn no longer than a
+ * request waits for a connection (then 503, nothing written).
+ */
+export class ReportWriter {
+  private readonly batcher: Batcher<Write, Written>;
+
+  /**
+   * batchesInFlight: statements in the database at once (default 2, per process); waitMillis: how long
+   * a write may wait for its turn (default: the pool's connection timeout).
+   */
+  constructor(
+    db: Queryable,
+    { batchesInFlight = 2, waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000 } = {},
+  ) {
+    this.batcher = new Batcher<Write, Written>({
+      run: (writes) => upsertBatch(db, writes),
+      maxInFlight: batchesInFlight,
+      maxItems: WRITE_BATCH_ITEMS,
+      maxBytes: WRITE_BATCH_BYTES,
+      size: (write) => write.json.length,
+      key: (write) => (write.restId === undefined ? undefined : `${write.origin.companyId} ${write.restId}`),
+      waitMillis,
+      tooLong: () => unavailable('database unavailable'),
+    });
+  }
+
+  /** Writes waiting for their turn. */
+  get waiting(): number {
+    return this.batcher.waiting;
+  }
+
+  /**
+   * Creates a report, or merges the input into the company's report with the same restId.
+   * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
+   * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
+   * or one whose publish is delivering its webhook (what the receiver gets is what is published).
+   */
+  createOrUpdate(origin: Origin, input: ReportInput): Promise<Written> {
+    return this.batcher.submit(toWrite(origin, input));
+  }
+}
+
+/** Writes in one batch, at most. */
+const WRITE_BATCH_ITEMS = 32;
+/** A batch's input, at most (JSON characters): a write as large as a whole request body leaves alone. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /** Why an update by restId was refused: published, or a publish delivering its webhook now. Read only then. */
 async function refusedUpdate(db: Queryable, companyId: string, restId: string): Promise<HttpError> {

@@ -1,0 +1,216 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { createApp } from '../../src/app.js';
+import type { Queryable } from '../../src/db/pool.js';
+import { ReportWriter } from '../../src/store/report-writes.js';
+import { loadSchemaFaker, validReportBody, type Body } from '../contract/support/requests.js';
+import { api, appDeps, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
+import { gate, until } from '../support/wait.js';
+
+/**
+ * Creates and updates in batches (store/report-writes.ts, db/batcher.ts), through HTTP against the
+ * test database: writes that arrive while a statement is in the database leave together, and each
+ * still gets the answer it would get alone.
+ */
+describe('report writes in batches', () => {
+  const INSPECTORS = [
+    { name: 'Dana Inspector', email: 'dana@example.com' },
+    { name: 'Lee Inspector', email: 'lee@example.com' },
+  ];
+  let company: TestCompany;
+  before(async () => {
+    company = await newCompany(INSPECTORS);
+  });
+
+  /**
+   * The shared pool behind a gate: every batch statement is recorded (its number of writes), and the
+   * first one is held until open() — the writes sent meanwhile wait for their turn, as under load.
+   */
+  function gatedDatabase() {
+    const sizes: number[] = [];
+    const { opened, open } = gate();
+    const db: Queryable = {
+      query: (async (...args: unknown[]) => {
+        const config = args[0] as { name?: string; values?: string[] };
+        if (config?.name === 'report-upsert') {
+          sizes.push((JSON.parse(config.values![0]!) as unknown[]).length);
+          await opened;
+        }
+        return (pool().query as (...a: unknown[]) => Promise<unknown>)(...args);
+      }) as Queryable['query'],
+    };
+    return { db, sizes, open };
+  }
+
+  /**
+   * An app whose writer runs one batch at a time on a gated database: `first` is sent and held in the
+   * database, then each of `queued` is sent once the one before waits, then the gate opens. Answers
+   * every response, in order.
+   */
+  async function sendBehindOne(first: Body, queued: Body[], key = company.key) {
+    const { db, sizes, open } = gatedDatabase();
+    const writes = new ReportWriter(db, { batchesInFlight: 1 });
+    const target = createApp(appDeps(pool(), { writes }));
+    const send = (body: Body) =>
+      api(target)
+        .post('/reports/new')
+        .set('X-API-KEY', key)
+        .send(body)
+        .then((r) => r);
+    const held = send(first);
+    await until(() => sizes.length === 1, 'holding the first write in the database');
+    // One at a time into the queue: concurrent requests reach the writer in no set order.
+    const rest = [];
+    for (const body of queued) {
+      rest.push(send(body));
+      await until(() => writes.waiting === rest.length, `waiting with write ${rest.length}`);
+    }
+    open();
+    return { responses: await Promise.all([held, ...rest]), sizes };
+  }
+
+  const stored = async (companyId: string, clientName: string) =>
+    (
+      await pool().query<{ client_names: string[]; inspector_emails: string[] }>(
+        'SELECT client_names, inspector_emails FROM reports WHERE company_id = $1 AND $2 = ANY (client_names)',
+        [companyId, clientName],
+      )
+    ).rows;
+
+  it('gives each write of a batch its own answer: created, refused (400, 409) or merged in the order sent', async () => {
+    const published = unique('published');
+    const { body: p } = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ restId: published }));
+    await pool().query(`UPDATE reports SET status = 'published' WHERE company_id = $1 AND id = $2`, [
+      company.companyId,
+      p.id,
+    ]);
+    const twice = unique('twice');
+    const marker = unique('client');
+    const { responses, sizes } = await sendBehindOne(reportInput({ clientNames: `${marker} held` }), [
+      reportInput({ clientNames: `${marker} 1`, inspectorEmails: 'dana@example.com' }),
+      reportInput({ clientNames: `${marker} 2`, inspectorEmails: ['LEE@example.com', 'dana@example.com'] }),
+      reportInput({ clientNames: `${marker} unknown`, inspectorEmails: ['dana@example.com', 'nobody@example.com'] }),
+      reportInput({ restId: published, clientNames: `${marker} published` }),
+      reportInput({ restId: twice, clientNames: `${marker} first` }),
+      reportInput({ clientNames: `${marker} 3` }),
+      reportInput({ restId: twice, clientNames: `${marker} second` }),
+    ]);
+    // The held write alone; then all the others but the second write of one restId; then that one.
+    expect(sizes).to.deep.equal([1, 6, 1]);
+    const [held, one, two, unknown, refused, first, three, second] = responses;
+    for (const res of [held, one, two, first, three, second]) expect(res!.status).to.equal(200);
+    expect(new Set([held, one, two, first, three].map((r) => r!.body.id)).size).to.equal(5);
+    expect(second!.body.id).to.equal(first!.body.id);
+    expect(unknown!.status).to.equal(400);
+    expect(unknown!.body).to.deep.equal({ error: 'inspectorEmails are not users of this company: nobody@example.com' });
+    expect(refused!.status).to.equal(409);
+    expect(refused!.body.error).to.match(/is published/);
+
+    expect(await stored(company.companyId, `${marker} 2`)).to.deep.equal([
+      { client_names: [`${marker} 2`], inspector_emails: ['lee@example.com', 'dana@example.com'] },
+    ]);
+    expect(await stored(company.companyId, `${marker} unknown`)).to.deep.equal([]);
+    expect(await stored(company.companyId, `${marker} published`)).to.deep.equal([]);
+    expect(await stored(company.companyId, `${marker} first`)).to.deep.equal([]);
+    const { body: merged } = await api().get(`/reports/${first!.body.id}`).set('X-API-KEY', company.key).expect(200);
+    expect(merged.clientName).to.equal(`${marker} second`);
+  });
+
+  it('runs each write again alone when the database refuses the batch: only the write at fault fails', async () => {
+    const refused = unique('refused');
+    // A write the database refuses although the request is valid (here: a trigger of the test's own).
+    await pool().query(`
+      CREATE OR REPLACE FUNCTION test_refuse_report() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.rest_id = '${refused}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_refuse_report BEFORE INSERT ON reports FOR EACH ROW EXECUTE FUNCTION test_refuse_report();`);
+    try {
+      const marker = unique('client');
+      const { responses, sizes } = await sendBehindOne(reportInput({ clientNames: `${marker} held` }), [
+        reportInput({ clientNames: `${marker} before` }),
+        reportInput({ restId: refused, clientNames: `${marker} refused` }),
+        reportInput({ clientNames: `${marker} after` }),
+      ]);
+      expect(sizes).to.deep.equal([1, 3, 1, 1, 1]);
+      expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 500, 200]);
+      expect(responses[2]!.body).to.deep.equal({ error: 'internal server error' });
+      expect(await stored(company.companyId, `${marker} before`)).to.have.length(1);
+      expect(await stored(company.companyId, `${marker} after`)).to.have.length(1);
+      expect(await stored(company.companyId, `${marker} refused`)).to.deep.equal([]);
+    } finally {
+      await pool().query('DROP TRIGGER test_refuse_report ON reports; DROP FUNCTION test_refuse_report()');
+    }
+  });
+
+  it('answers 503 to a write that waits for its turn past the wait budget, and writes nothing of it', async () => {
+    const restId = unique('held');
+    await api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ restId })).expect(200);
+    const writes = new ReportWriter(pool(), { batchesInFlight: 1, waitMillis: 300 });
+    const target = createApp(appDeps(pool(), { writes }));
+    const marker = unique('client');
+    const locker = await holdReportRow(pool(), company.companyId, restId);
+    let update;
+    try {
+      // The one batch in flight waits on the row lock: the create behind it cannot have its turn.
+      update = api(target)
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ restId }))
+        .then((r) => r);
+      expect(await waitUntilBlocked(pool(), locker)).to.equal(true);
+      const late = await api(target)
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ clientNames: marker }))
+        .expect(503);
+      expect(late.body).to.deep.equal({ error: 'database unavailable' });
+      expect(late.headers['retry-after']).to.match(/^\d+$/);
+    } finally {
+      await locker.query('COMMIT');
+      locker.release();
+    }
+    expect((await update).status).to.equal(200);
+    expect(await stored(company.companyId, marker)).to.deep.equal([]);
+  });
+
+  it('writes in a batch what the same writes write one at a time (generated bodies, shared restIds)', async function () {
+    this.timeout(120_000);
+    await loadSchemaFaker();
+    const emails = INSPECTORS.map((i) => i.email);
+    const restIds = [unique('rest'), unique('rest')];
+    const alone = await newCompany(INSPECTORS);
+    const batched = await newCompany(INSPECTORS);
+    const reportsOf = async (companyId: string) =>
+      (
+        await pool().query<{ report: string }>(
+          `SELECT (to_jsonb(r) - '{id,company_id,integration_id,created_at,updated_at}'::text[])::text AS report
+             FROM reports r WHERE company_id = $1`,
+          [companyId],
+        )
+      ).rows
+        .map((r) => r.report)
+        .sort();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(validReportBody({ inspectorEmails: emails }, restIds), { minLength: 2, maxLength: 8 }),
+        async (bodies) => {
+          const one: number[] = [];
+          for (const body of bodies) {
+            one.push((await api().post('/reports/new').set('X-API-KEY', alone.key).send(body)).status);
+          }
+          const [first, ...rest] = bodies;
+          const { responses } = await sendBehindOne(first!, rest, batched.key);
+          expect(responses.map((r) => r.status)).to.deep.equal(one);
+          expect(await reportsOf(batched.companyId)).to.deep.equal(await reportsOf(alone.companyId));
+        },
+      ),
+      { numRuns: 20, endOnFailure: true },
+    );
+  });
+});
