@@ -19,6 +19,11 @@ export interface BatcherOptions<T, R> {
    * until the earlier one's batch is done, so they run in the order they came.
    */
   key(item: T): string | undefined;
+  /**
+   * Whether a batch's failure means that the items waiting would fail the same way (the database cannot
+   * be reached): they fail with it at once instead of each waiting for a statement of its own.
+   */
+  failsWaiting(err: unknown): boolean;
   /** How long an item may wait for its turn, and what it fails with then. */
   waitMillis: number;
   tooLong(): Error;
@@ -110,6 +115,12 @@ export class Batcher<T, R> {
       });
     } catch (err) {
       for (const waiting of batch) waiting.reject(err);
+      if (this.options.failsWaiting(err)) {
+        for (const waiting of this.queue.splice(0)) {
+          clearTimeout(waiting.timer);
+          waiting.reject(err);
+        }
+      }
     } finally {
       for (const k of keys) this.running.delete(k);
       this.inFlight--;

@@ -253,7 +253,8 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
  * database a write leaves at once, alone; while batchesInFlight are, the writes that arrive
  * wait and leave together, one statement and one commit for all of them. Writes of one company's
  * restId never share a batch, and keep their order. A write waits for its turn no longer than a
- * request waits for a connection (then 503, nothing written).
+ * request waits for a connection (then 503, nothing written), and not at all once a batch found the
+ * database unreachable: the writes waiting fail with it, as each would after a wait of its own.
  */
 export class ReportWriter {
   private readonly batcher: Batcher<Write, Written>;
@@ -273,6 +274,8 @@ export class ReportWriter {
       maxBytes: WRITE_BATCH_BYTES,
       size: (write) => write.json.length,
       key: (write) => (write.restId === undefined ? undefined : `${write.origin.companyId} ${write.restId}`),
+      // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
+      failsWaiting: (err) => isDatabaseUnavailable(err) && (err as { code?: unknown }).code !== '57014',
       waitMillis,
       tooLong: () => unavailable('database unavailable'),
     });

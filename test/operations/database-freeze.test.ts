@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Response, Test } from 'supertest';
@@ -11,9 +12,12 @@ import { listen } from '../../src/http/listen.js';
 import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { createCompany } from '../../src/store/companies.js';
+import { ReportWriter } from '../../src/store/report-writes.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { freezeCluster } from '../support/freeze.js';
 import { APP_TOKEN, api, appDeps, reportInput, unique } from '../support/harness.js';
+import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
+import { until } from '../support/wait.js';
 
 /** DATABASE_CONNECT_TIMEOUT_MS of the apps under test. */
 const WAIT_MS = 1000;
@@ -24,6 +28,7 @@ const UNAVAILABLE = { error: 'database unavailable' };
 interface RunningApp {
   db: Pool;
   keys: ApiKeyCache;
+  writes: ReportWriter;
   server: Server;
   url: string;
 }
@@ -52,8 +57,9 @@ describe('a frozen or crawling database', function () {
   async function startApp(pool: { max?: number; statementTimeoutMillis?: number } = {}): Promise<RunningApp> {
     const db = createPool({ connectionString: database.url, connectionTimeoutMillis: WAIT_MS, ...pool });
     const keys = new ApiKeyCache({ db, connectionString: database.url, waitMillis: WAIT_MS });
-    const server = await listen(createApp(appDeps(db, { apiKeys: keys })), 0, '127.0.0.1');
-    const started = { db, keys, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    const writes = new ReportWriter(db);
+    const server = await listen(createApp(appDeps(db, { apiKeys: keys, writes })), 0, '127.0.0.1');
+    const started = { db, keys, writes, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
     running.push(started);
     expect(await keys.ready(), 'the key cache listens').to.equal(true);
     return started;
@@ -128,6 +134,41 @@ describe('a frozen or crawling database', function () {
 
     // The same calls succeed again without restarting anything.
     for (const [label, call] of calls) expect((await call()).status, label).to.equal(200);
+  });
+
+  it('fails the writes waiting behind batches that find it frozen with them, within the wait of their arrival', async () => {
+    const { url, db, writes } = await startApp();
+    const send = (body: object) => timed(api(url).post('/reports/new').set('X-API-KEY', cachedKey).send(body));
+    const restIds = [unique('held'), unique('held')];
+    for (const restId of restIds) await send(reportInput({ restId }));
+    const lockers = await Promise.all(restIds.map((restId) => holdReportRow(db, companyId, restId)));
+    try {
+      // Two updates of locked reports: the two batches in flight. Half a wait later, more writes wait
+      // behind them; then the database freezes, and the batches' answers never come.
+      const inFlight = restIds.map((restId) => send(reportInput({ restId })));
+      for (const locker of lockers) expect(await waitUntilBlocked(db, locker)).to.equal(true);
+      await sleep(WAIT_MS / 2 - 100);
+      const waiting = Array.from({ length: 6 }, () => send(reportInput()));
+      await until(() => writes.waiting === 6, 'queuing the writes behind the batches');
+      thaw = freezeCluster(database.dataDir);
+      const answers = await Promise.all([...inFlight, ...waiting]);
+      for (const { res } of answers) {
+        expect(res.status).to.equal(503);
+        expect(res.body).to.deep.equal(UNAVAILABLE);
+      }
+      // Alone, each would have waited a whole wait for its own statement once its turn came.
+      const slowest = Math.max(...answers.slice(2).map((a) => a.ms));
+      console.log(`      writes waiting behind the frozen batches answered after at most ${Math.round(slowest)} ms`);
+      expect(slowest).to.be.below(WAIT_MS);
+    } finally {
+      thaw?.();
+      thaw = undefined;
+      for (const locker of lockers) {
+        await locker.query('ROLLBACK').catch(() => undefined);
+        locker.release(true);
+      }
+    }
+    expect((await send(reportInput())).res.status).to.equal(200);
   });
 
   it('answers 503 with Retry-After when a statement runs past the statement timeout, and writes nothing', async () => {
