@@ -2,7 +2,7 @@
  * The benchmark's write-shape experiment: what PostgreSQL spends per report written, whatever the
  * service does around it. Three shapes, each driven from 16 connections for a few seconds straight
  * through pg (no HTTP): the service's upsert statement with one create each, the same batched as the
- * service batches them (ReportWriter: up to 2 statements in flight, the creates that arrive meanwhile
+ * service batches them (ReportWriter: one statement in flight, the creates that arrive meanwhile
  * together), a plain
  * single-row INSERT of the same columns, and a multi-row INSERT of 16 reports per statement (the
  * bound for batching several partners' creates into one statement and one commit). The reports are

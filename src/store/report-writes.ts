@@ -260,12 +260,13 @@ export class ReportWriter {
   private readonly batcher: Batcher<Write, Written>;
 
   /**
-   * batchesInFlight: statements in the database at once (default 2, per process); waitMillis: how long
+   * batchesInFlight: statements in the database at once (default 1, per process: measured
+   * best, see README Performance); waitMillis: how long
    * a write may wait for its turn (default: the pool's connection timeout).
    */
   constructor(
     db: Queryable,
-    { batchesInFlight = 2, waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000 } = {},
+    { batchesInFlight = 1, waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000 } = {},
   ) {
     this.batcher = new Batcher<Write, Written>({
       run: (writes) => upsertBatch(db, writes),
