@@ -148,6 +148,42 @@ describe('report writes in batches', () => {
     }
   });
 
+  it('takes rows in (company, restId) order: two processes updating the same reports in opposite orders never deadlock', async () => {
+    const slow = unique('slow');
+    const restIds = Array.from({ length: 5 }, (_, i) => `${slow}-${i}`);
+    for (const restId of restIds) {
+      await api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ restId })).expect(200);
+    }
+    // Each of these rows takes 50 ms to update once locked, so two batches that took them in opposite
+    // orders would each hold some while waiting for the other's: a deadlock, one batch refused.
+    await pool().query(`
+      CREATE OR REPLACE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.rest_id LIKE '${slow}-%' THEN PERFORM pg_sleep(0.05); END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_slow_update BEFORE UPDATE ON reports FOR EACH ROW EXECUTE FUNCTION test_slow_update();`);
+    try {
+      const marker = unique('client');
+      const [one, two] = await Promise.all([
+        sendBehindOne(
+          reportInput({ clientNames: `${marker} held 1` }),
+          restIds.map((restId) => reportInput({ restId, clientNames: `${marker} one` })),
+        ),
+        sendBehindOne(
+          reportInput({ clientNames: `${marker} held 2` }),
+          [...restIds].reverse().map((restId) => reportInput({ restId, clientNames: `${marker} two` })),
+        ),
+      ]);
+      for (const { responses } of [one, two]) expect(responses.map((r) => r.status)).to.deep.equal(Array(6).fill(200));
+      // One batch of five each, none refused and run again alone.
+      expect(one.sizes).to.deep.equal([1, 5]);
+      expect(two.sizes).to.deep.equal([1, 5]);
+    } finally {
+      await pool().query('DROP TRIGGER test_slow_update ON reports; DROP FUNCTION test_slow_update()');
+    }
+  });
+
   it('answers 503 to a write that waits for its turn past the wait budget, and writes nothing of it', async () => {
     const restId = unique('held');
     await api().post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ restId })).expect(200);
