@@ -19,6 +19,7 @@ import { authRouter } from './routes/auth.js';
 import { operationsRouter } from './routes/operations.js';
 import { docsRouter } from './routes/docs.js';
 import { reportsRouter } from './routes/reports.js';
+import { jsonOnce } from './http/json-once.js';
 import { ReportWriter } from './store/report-writes.js';
 import { databaseReports, type ReportReads } from './store/report-cache.js';
 import type { Notifier } from './webhook/notifier.js';
@@ -64,6 +65,8 @@ export function createApp({
   // If-None-Match with an undeclared 304, even `If-None-Match: *` without an ETag, so nothing is fresh.
   app.set('etag', false);
   Object.defineProperty(app.request, 'fresh', { get: () => false });
+  // Cached reports and pages are sent as the JSON kept with them (http/json-once.ts).
+  app.response.json = jsonOnce;
 
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
   app.use(requestLogger(logger), httpMetrics);

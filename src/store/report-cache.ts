@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Report } from '../api-types.js';
 import { REPORT_CHANNEL, type ChangeFeed } from '../db/change-feed.js';
 import type { Queryable } from '../db/pool.js';
+import { freezeWithJson } from '../http/json-once.js';
 import { isUuid } from './ids.js';
 import { findForCompany, listForCompany, type ListOptions, type ReportPage } from './reports.js';
 
@@ -42,7 +43,7 @@ interface Lookup {
  * check already waited for). Whenever the feed is down, slow or reconnecting the cache is emptied and
  * reads go to the database until it listens again; a read that a change (or a lost feed) overtakes is
  * answered but not kept. Bounded by REPORT_CACHE_BYTES (the oldest entries go first) and MAX_AGE_MS.
- * Entries are shared by the requests that read them: nothing may modify a report it was given.
+ * Entries are shared by the requests that read them, frozen, each with the JSON its answers send.
  */
 export class ReportCache implements ReportReads {
   private readonly db: Queryable;
@@ -105,8 +106,14 @@ export class ReportCache implements ReportReads {
   }
 
   private keep(key: string, companyId: string, value: Report | ReportPage): void {
-    const bytes = JSON.stringify(value).length;
+    // What an answer sends: the report, or the page's reports. Kept frozen with its JSON (json-once.ts).
+    const page = key.startsWith('page ') ? (value as ReportPage) : undefined;
+    const body = page ? page.reports : value;
+    const json = JSON.stringify(body);
+    const bytes = json.length;
     if (bytes > this.maxBytes) return;
+    freezeWithJson(body, json);
+    if (page) Object.freeze(Object.freeze(page).next);
     this.drop(key);
     while (this.bytes + bytes > this.maxBytes && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
     this.entries.set(key, { value, companyId, bytes, expiresAt: Date.now() + MAX_AGE_MS });

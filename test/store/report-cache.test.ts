@@ -4,7 +4,7 @@ import type { Report } from '../../src/api-types.js';
 import { databaseKeys } from '../../src/auth/api-key-cache.js';
 import { ChangeFeed } from '../../src/db/change-feed.js';
 import type { Pool } from '../../src/db/pool.js';
-import { ReportCache } from '../../src/store/report-cache.js';
+import { databaseReports, ReportCache } from '../../src/store/report-cache.js';
 import {
   api,
   countingPool,
@@ -84,6 +84,34 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
       await firstPage(server);
     }
     expect(server.queries(), 'no report query after the first reads').to.equal(queries);
+  });
+
+  it('sends a cached report or page as the very bytes and headers an answer from the database has', async () => {
+    const server = await started();
+    await create({ notes: 'Gate code "4321" \u2014 <b>&</b>', clientNames: ['Zoë Ñandú', 'Jordan Smith'] });
+    const id = await create({ invoiceItems: ['Radon test: $150'] });
+    const uncached = newApp({ apiKeys: databaseKeys(pool()), reports: databaseReports(pool()) });
+    try {
+      for (const path of [`/reports/${id}`, '/reports?limit=2']) {
+        const fromDatabase = await api(uncached.app).get(path).set('X-API-KEY', company.key).expect(200);
+        const queries = server.queries();
+        const [miss, hit] = [
+          await api(server.app).get(path).set('X-API-KEY', company.key).expect(200),
+          await api(server.app).get(path).set('X-API-KEY', company.key).expect(200),
+        ];
+        expect(server.queries(), `${path}: the second answer from memory`).to.equal(queries + 1);
+        for (const res of [miss, hit]) {
+          expect(res.text, path).to.equal(fromDatabase.text);
+          for (const header of ['content-type', 'content-length']) {
+            expect(res.headers[header], `${path} ${header}`).to.equal(fromDatabase.headers[header]);
+          }
+        }
+        const head = await api(server.app).head(path).set('X-API-KEY', company.key).expect(200);
+        expect(head.headers['content-length'], `HEAD ${path}`).to.equal(fromDatabase.headers['content-length']);
+      }
+    } finally {
+      await uncached.pool.end();
+    }
   });
 
   it('shows on the very next read what another process, or SQL, wrote a moment before', async () => {
