@@ -117,7 +117,10 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
   },
 };
 
-const FIELDS = Object.entries(WRITES) as [keyof ReportInput, FieldWrite<unknown>][];
+/** Every field with how it is written and the name of its replace flag (named once, not per write). */
+const FIELDS = (Object.entries(WRITES) as [keyof ReportInput, FieldWrite<unknown>][]).map(
+  ([field, write]) => [field, write, replaceFlag(field)] as const,
+);
 /** Each written column with the SQL of its value: the caller's keys, then every field's columns. */
 const INSERTED: Record<string, string> = Object.assign(
   { company_id: 'i.company_id', integration_id: 'i.integration_id' },
@@ -126,19 +129,16 @@ const INSERTED: Record<string, string> = Object.assign(
 /** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
 const INPUT_TYPES: Record<string, string> = Object.assign(
   { ord: 'int', company_id: 'uuid', integration_id: 'uuid' },
-  ...FIELDS.map(([field, write]) => ({
+  ...FIELDS.map(([, write, flag]) => ({
     ...write.types,
-    ...(write.replaces === 'never' ? {} : { [replaceFlag(field)]: 'boolean' }),
+    ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
   })),
 );
 /** The SET of an update: each replaceable column takes the new value only when its field says so. */
-const UPDATED = FIELDS.flatMap(([field, write]) =>
+const UPDATED = FIELDS.flatMap(([, write, flag]) =>
   write.replaces === 'never'
     ? []
-    : Object.keys(write.columns).map((c) => [
-        c,
-        `CASE WHEN i.${replaceFlag(field)} THEN EXCLUDED.${c} ELSE reports.${c} END`,
-      ]),
+    : Object.keys(write.columns).map((c) => [c, `CASE WHEN i.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`]),
 );
 
 /**
@@ -198,9 +198,9 @@ type Written = { id: string; created: boolean };
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
 function toWrite(origin: Origin, input: ReportInput): Write {
   const row: Record<string, unknown> = { company_id: origin.companyId, integration_id: origin.integrationId ?? null };
-  for (const [field, write] of FIELDS) {
+  for (const [field, write, flag] of FIELDS) {
     Object.assign(row, write.params(input[field], origin));
-    if (write.replaces !== 'never') row[replaceFlag(field)] = write.replaces(input[field], origin);
+    if (write.replaces !== 'never') row[flag] = write.replaces(input[field], origin);
   }
   return { origin, restId: input.restId, row, json: JSON.stringify(row) };
 }
