@@ -23,6 +23,7 @@ import { jsonOnce } from './http/json-once.js';
 import { ReportWriter } from './store/report-writes.js';
 import { databaseReports, type ReportReads } from './store/report-cache.js';
 import type { Notifier } from './webhook/notifier.js';
+import { partnerLimits, type PartnerLimits } from './limits/partner-limits.js';
 
 export interface AppDeps {
   db: Pool;
@@ -42,6 +43,8 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** Trust X-Forwarded-Proto/Host (and -For) from the peer: the service runs behind a proxy that sets them. */
   trustProxy?: boolean;
+  /** Each key's request budget and each company's share of the process (partner API). */
+  limits: PartnerLimits;
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
@@ -56,6 +59,7 @@ export function createApp({
   writes = new ReportWriter(db),
   publicBaseUrl,
   trustProxy = false,
+  limits,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -81,7 +85,7 @@ export function createApp({
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
-  app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)));
+  app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)), partnerLimits(limits));
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);

@@ -37,9 +37,18 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   /** Take the client's protocol and host from X-Forwarded-Proto/Host (only behind a proxy that sets them). */
   readonly trustProxy: boolean;
+  /** Requests each API key may make per minute, across the deployment; 0: no limit. */
+  readonly rateLimitPerMinute: number;
+  /** Partner requests of one company this process handles at once; the rest wait their turn. */
+  readonly companyMaxInFlight: number;
+  /** Bytes of request bodies one company may have in flight in this process. */
+  readonly companyBodyBytesInFlight: number;
+  /** Bytes of request bodies this process may have in flight, all companies together. */
+  readonly bodyBytesInFlight: number;
 }
 
 const MAX_WORKERS = 64;
+const MIB = 1024 * 1024;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export class ConfigError extends Error {}
@@ -175,5 +184,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlight: integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000),
     publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    companyMaxInFlight: integer(env, 'COMPANY_MAX_IN_FLIGHT', 8, 1, 10_000),
+    // At least one whole body (1 MiB), or a company could never send one.
+    companyBodyBytesInFlight: integer(env, 'COMPANY_BODY_BYTES_IN_FLIGHT', 8 * MIB, MIB, 1024 * MIB),
+    bodyBytesInFlight: integer(env, 'BODY_BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),
   });
 }

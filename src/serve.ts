@@ -7,6 +7,12 @@ import { ApiKeyCache } from './auth/api-key-cache.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { ReportCache } from './store/report-cache.js';
 import { createNotifier } from './webhook/notifier.js';
+import { Admission } from './limits/admission.js';
+import { RateLimiter } from './limits/rate-limiter.js';
+
+/** Requests of one company waiting for their turn in this process, at most, and for how long. */
+const ADMISSION_MAX_WAITING = 256;
+const ADMISSION_WAIT_MS = 2_000;
 
 export interface Service {
   baseUrl: string;
@@ -41,6 +47,15 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   });
   const apiKeys = new ApiKeyCache({ db, feed });
   const reports = new ReportCache({ db, feed });
+  const rateLimiter =
+    config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
+  const admission = new Admission({
+    perCompany: config.companyMaxInFlight,
+    companyBytes: config.companyBodyBytesInFlight,
+    processBytes: config.bodyBytesInFlight,
+    maxWaiting: ADMISSION_MAX_WAITING,
+    waitMillis: ADMISSION_WAIT_MS,
+  });
   const app = createApp({
     db,
     logger,
@@ -51,6 +66,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     reports,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
+    limits: { admission, rateLimiter },
   });
   const server = await listen(app, config.port, config.host);
   const address = server.address();
@@ -73,6 +89,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
           'requests still running at SHUTDOWN_TIMEOUT_MS were cut off',
         );
       }
+      await rateLimiter?.close();
       await apiKeys.close();
       await feed.close();
       await db.end();

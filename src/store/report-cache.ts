@@ -20,6 +20,8 @@ export const databaseReports = (db: Queryable): ReportReads => ({
 
 /** What the cache may hold, in bytes of the JSON it answers with. */
 export const REPORT_CACHE_BYTES = 8 * 1024 * 1024;
+/** One company's share of the cache, at most: a few of its maximal pages (about 1 MiB each, PAGE_BUDGET_BYTES). */
+export const COMPANY_SHARE = 1 / 4;
 /** Past this age an entry is read again, whatever was (or was not) notified. */
 const MAX_AGE_MS = 60_000;
 
@@ -33,6 +35,12 @@ interface Lookup {
   companyId: string;
   stale: boolean;
 }
+/** What one company holds: its entries' keys, oldest first, and their bytes. */
+interface Holding {
+  keys: Set<string>;
+  pages: Set<string>;
+  bytes: number;
+}
 
 /**
  * Reports and list pages cached in the process, so a repeated read costs no query, while a change
@@ -42,30 +50,47 @@ interface Lookup {
  * company; before trusting an entry a request waits for the feed's barrier (usually the one its key
  * check already waited for). Whenever the feed is down, slow or reconnecting the cache is emptied and
  * reads go to the database until it listens again; a read that a change (or a lost feed) overtakes is
- * answered but not kept. Bounded by REPORT_CACHE_BYTES (the oldest entries go first) and MAX_AGE_MS.
- * Entries are shared by the requests that read them, frozen, each with the JSON its answers send.
+ * answered but not kept. Bounded by REPORT_CACHE_BYTES and MAX_AGE_MS, and shared fairly: a company
+ * holds at most COMPANY_SHARE of the bytes (its own oldest entries make room for its new ones), and
+ * when the whole cache is full room is made in the company that holds the most, so one company's
+ * maximal pages never push out the entries of companies that hold less. Entries are shared by the
+ * requests that read them, frozen, each with the JSON its answers send.
  */
 export class ReportCache implements ReportReads {
   private readonly db: Queryable;
   private readonly feed: ChangeFeed;
   private readonly maxBytes: number;
+  private readonly companyBytes: number;
   private readonly entries = new Map<string, Entry>();
-  /** The keys of each company's cached pages, which any change of its reports drops. */
-  private readonly pagesOf = new Map<string, Set<string>>();
+  /** Each company's entries (its pages apart: any change of its reports drops them). */
+  private readonly holdings = new Map<string, Holding>();
   private readonly lookups = new Set<Lookup>();
   private bytes = 0;
 
-  constructor({ db, feed, maxBytes = REPORT_CACHE_BYTES }: { db: Queryable; feed: ChangeFeed; maxBytes?: number }) {
+  constructor({
+    db,
+    feed,
+    maxBytes = REPORT_CACHE_BYTES,
+    companyBytes = Math.floor(maxBytes * COMPANY_SHARE),
+  }: {
+    db: Queryable;
+    feed: ChangeFeed;
+    maxBytes?: number;
+    /** One company's share, at most. */
+    companyBytes?: number;
+  }) {
     this.db = db;
     this.feed = feed;
     this.maxBytes = maxBytes;
+    this.companyBytes = Math.min(companyBytes, maxBytes);
     feed.on(REPORT_CHANNEL, (payload) => this.changed(payload));
     feed.onReset(() => this.forgetAll());
   }
 
   async find(companyId: string, id: string, since = performance.now()): Promise<Report | undefined> {
     if (!isUuid(id)) return undefined;
-    const key = `report ${companyId} ${id}`;
+    // Ids are case-insensitive (uuid): the key is the form the database writes and notifies.
+    const key = `report ${companyId} ${id.toLowerCase()}`;
     return ((await this.cached(key, since)) ??
       this.read(key, companyId, () => findForCompany(this.db, companyId, id))) as Promise<Report | undefined>;
   }
@@ -111,17 +136,37 @@ export class ReportCache implements ReportReads {
     const body = page ? page.reports : value;
     const json = JSON.stringify(body);
     const bytes = json.length;
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.companyBytes) return;
     freezeWithJson(body, json);
     if (page) Object.freeze(Object.freeze(page).next);
     this.drop(key);
-    while (this.bytes + bytes > this.maxBytes && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
+    const own = this.holdings.get(companyId);
+    while (own && own.bytes + bytes > this.companyBytes) this.dropOldestOf(own);
+    while (this.bytes + bytes > this.maxBytes) this.dropOldestOf(this.largestHolding());
     this.entries.set(key, { value, companyId, bytes, expiresAt: Date.now() + MAX_AGE_MS });
     this.bytes += bytes;
-    if (key.startsWith('page ')) {
-      const pages = this.pagesOf.get(companyId) ?? new Set<string>();
-      this.pagesOf.set(companyId, pages.add(key));
-    }
+    // Looked up again: making room may have dropped the company's last entry, and its holding with it.
+    const holding = this.holdingOf(companyId);
+    holding.bytes += bytes;
+    holding.keys.add(key);
+    if (page) holding.pages.add(key);
+  }
+
+  private holdingOf(companyId: string): Holding {
+    let holding = this.holdings.get(companyId);
+    if (!holding) this.holdings.set(companyId, (holding = { keys: new Set(), pages: new Set(), bytes: 0 }));
+    return holding;
+  }
+
+  /** The company holding the most bytes (only looked for when the whole cache is full). */
+  private largestHolding(): Holding {
+    let largest: Holding | undefined;
+    for (const holding of this.holdings.values()) if (!largest || holding.bytes > largest.bytes) largest = holding;
+    return largest!;
+  }
+
+  private dropOldestOf(holding: Holding): void {
+    this.drop(holding.keys.values().next().value!);
   }
 
   private drop(key: string): void {
@@ -129,8 +174,11 @@ export class ReportCache implements ReportReads {
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
-    const pages = this.pagesOf.get(entry.companyId);
-    if (pages?.delete(key) && pages.size === 0) this.pagesOf.delete(entry.companyId);
+    const holding = this.holdings.get(entry.companyId)!;
+    holding.bytes -= entry.bytes;
+    holding.keys.delete(key);
+    holding.pages.delete(key);
+    if (holding.keys.size === 0) this.holdings.delete(entry.companyId);
   }
 
   /** A report was written: it and every cached page of its company go, and reads in flight are not kept. */
@@ -141,13 +189,13 @@ export class ReportCache implements ReportReads {
       return;
     }
     this.drop(`report ${companyId} ${id}`);
-    for (const key of this.pagesOf.get(companyId) ?? []) this.drop(key);
+    for (const key of this.holdings.get(companyId)?.pages ?? []) this.drop(key);
     for (const lookup of this.lookups) if (lookup.companyId === companyId) lookup.stale = true;
   }
 
   private forgetAll(): void {
     this.entries.clear();
-    this.pagesOf.clear();
+    this.holdings.clear();
     this.bytes = 0;
     for (const lookup of this.lookups) lookup.stale = true;
   }

@@ -31,11 +31,14 @@ interface CachingServer {
  * reads. Its keys are read from the database on every request, so no key-cache barrier runs before a
  * report read: the report cache's own barrier is the one that must make it fresh.
  */
-async function cachingServer(maxBytes?: number): Promise<CachingServer> {
+async function cachingServer(maxBytes?: number, companyBytes?: number): Promise<CachingServer> {
   const { db, queries } = countingPool();
   const feed = new ChangeFeed({ connectionString: databaseUrl() });
   expect(await feed.ready(), 'the change feed listens').to.equal(true);
-  const server = newApp({ apiKeys: databaseKeys(pool()), reports: new ReportCache({ db, feed, maxBytes }) });
+  const server = newApp({
+    apiKeys: databaseKeys(pool()),
+    reports: new ReportCache({ db, feed, maxBytes, companyBytes }),
+  });
   const close = async () => {
     await feed.close();
     await server.pool.end();
@@ -50,8 +53,8 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
   let company: TestCompany;
 
-  const started = async (maxBytes?: number) => {
-    const server = await cachingServer(maxBytes);
+  const started = async (maxBytes?: number, companyBytes?: number) => {
+    const server = await cachingServer(maxBytes, companyBytes);
     servers.push(server);
     return server;
   };
@@ -182,7 +185,8 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
   });
 
   it('holds no more than its byte budget: the oldest entries go first', async () => {
-    const server = await started(1_500); // room for one or two reports (under 1 KB of JSON each), not five
+    // Room for one or two reports (under 1 KB of JSON each), not five; all of it for the one company.
+    const server = await started(1_500, 1_500);
     const ids = [await create(), await create(), await create(), await create(), await create()];
     for (const id of ids) await read(server, id);
     const queries = server.queries();
@@ -190,5 +194,40 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
     expect(server.queries(), 'the newest is still cached').to.equal(queries);
     await read(server, ids[0]!);
     expect(server.queries(), 'the oldest was evicted').to.equal(queries + 1);
+  });
+
+  it('shows a change at once to a report read by its id in upper case (ids are case-insensitive)', async () => {
+    const server = await started();
+    const restId = unique('upper');
+    const id = await create({ restId, notes: 'before' });
+    const upper = id.toUpperCase();
+    const readUpper = async () =>
+      ((await api(server.app).get(`/reports/${upper}`).set('X-API-KEY', company.key).expect(200)).body as Report)
+        .inspectorNotes;
+    expect(await readUpper()).to.equal('before');
+    await create({ restId, notes: 'after' });
+    expect(await readUpper(), 'the update through another process').to.equal('after');
+  });
+
+  it("keeps a company's entries when another company fills its share with large pages", async () => {
+    // Room for about eight reports; each company may hold about four of them.
+    const server = await started(8_000, 4_000);
+    const small = [await create(), await create()];
+    for (const id of small) await read(server, id);
+    const flooder = await newCompany();
+    for (let i = 0; i < 12; i++) {
+      const res = await api(server.app)
+        .post('/reports/new')
+        .set('X-API-KEY', flooder.key)
+        .send(reportInput({ notes: 'n'.repeat(300) }))
+        .expect(200);
+      await api(server.app)
+        .get(`/reports/${(res.body as { id: string }).id}`)
+        .set('X-API-KEY', flooder.key)
+        .expect(200);
+    }
+    const queries = server.queries();
+    for (const id of small) await read(server, id);
+    expect(server.queries(), "the first company's reports are still cached").to.equal(queries);
   });
 });

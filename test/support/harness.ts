@@ -9,6 +9,8 @@ import { ReportCache } from '../../src/store/report-cache.js';
 import { createKey } from '../../src/store/api-keys.js';
 import { addUser, createCompany } from '../../src/store/companies.js';
 import { createNotifier } from '../../src/webhook/notifier.js';
+import { Admission } from '../../src/limits/admission.js';
+import { RateLimiter } from '../../src/limits/rate-limiter.js';
 import { assertMatchesContract } from './contract.js';
 import { startTestDatabase, type TestDatabase } from './database.js';
 
@@ -19,6 +21,7 @@ let database: TestDatabase | undefined;
 let sharedPool: Pool | undefined;
 let sharedApp: Express | undefined;
 const keyCaches: ApiKeyCache[] = [];
+const rateLimiters: RateLimiter[] = [];
 
 /**
  * Mocha global fixtures: one PostgreSQL for the whole run, started in the main process. Workers are
@@ -41,10 +44,11 @@ export async function mochaGlobalTeardown(): Promise<void> {
 export const mochaHooks = {
   async afterAll(): Promise<void> {
     const caches = keyCaches.splice(0);
+    const limiters = rateLimiters.splice(0);
     const opened = sharedPool;
     sharedApp = undefined;
     sharedPool = undefined;
-    await Promise.all(caches.map((cache) => cache.close()));
+    await Promise.all([...caches.map((cache) => cache.close()), ...limiters.map((limiter) => limiter.close())]);
     await opened?.end();
   },
 };
@@ -70,6 +74,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     validateResponses: true,
     appToken: APP_TOKEN,
     notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32 }),
+    limits: testLimits(db),
     ...overrides,
     ...caches(db, overrides),
   };
@@ -83,6 +88,23 @@ function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps,
   const keys = apiKeys ?? keyCache(db);
   const feed = keys instanceof ApiKeyCache ? keys.feed : undefined;
   return { apiKeys: keys, reports: reports ?? (feed && new ReportCache({ db, feed })) };
+}
+
+/**
+ * The partner limits of a test app: a budget no test reaches (so that every answer carries the RateLimit
+ * fields and is checked against the document) and shares as in production.
+ */
+export function testLimits(db: Pool, perMinute = 1_000_000) {
+  const rateLimiter = new RateLimiter({ perMinute, db });
+  rateLimiters.push(rateLimiter);
+  const admission = new Admission({
+    perCompany: 8,
+    companyBytes: 8 * 1024 * 1024,
+    processBytes: 32 * 1024 * 1024,
+    maxWaiting: 256,
+    waitMillis: 2_000,
+  });
+  return { admission, rateLimiter };
 }
 
 function keyCache(db: Pool): ApiKeyCache {

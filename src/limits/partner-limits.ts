@@ -1,0 +1,74 @@
+import type { Request, RequestHandler } from 'express';
+import { keyPrincipal } from '../auth/api-key.js';
+import { HttpError } from '../http/errors.js';
+import { Admission, AdmissionRefused } from './admission.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/** What a request body may weigh (the body parser's limit), and what one whose size is not known up front counts as. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** No operation of openapi.yaml with these methods takes a body: none is read (see jsonBody). */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+/** The name of the one policy in the RateLimit header fields. */
+const POLICY = 'per-key';
+/** Seconds a request refused for its company's share is asked to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The bytes a request's body will hold in memory, at most: its Content-Length, or the whole budget
+ * when it is compressed or chunked (it may inflate to 1 MiB); none for a method whose body is never read.
+ */
+export function bodyBytes(req: Request): number {
+  if (BODILESS_METHODS.has(req.method)) return 0;
+  const encoding = req.headers['content-encoding'];
+  const length = Number(req.headers['content-length']);
+  if ((encoding !== undefined && encoding !== 'identity') || !Number.isFinite(length)) return MAX_BODY_BYTES;
+  return Math.min(Math.max(length, 0), MAX_BODY_BYTES);
+}
+
+export interface PartnerLimits {
+  admission: Admission;
+  /** Undefined when RATE_LIMIT_PER_MINUTE is 0: no budget, and no RateLimit header fields. */
+  rateLimiter?: RateLimiter;
+}
+
+/**
+ * The partner API's limits, after the key is known and before the body is read or anything shared is
+ * taken: the key's request budget (RateLimit header fields on every answer; 429 past it), then the
+ * company's fair share of the process (429 when its queue is full or its turn does not come in time).
+ */
+export function partnerLimits({ admission, rateLimiter }: PartnerLimits): RequestHandler {
+  const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
+  return async (req, res, next) => {
+    const { companyId, keyId } = keyPrincipal(req);
+    if (rateLimiter) {
+      const { allowed, remaining, resetSeconds } = rateLimiter.consume(keyId, companyId);
+      res.set({ 'RateLimit-Policy': policy, RateLimit: `"${POLICY}";r=${remaining};t=${resetSeconds}` });
+      if (!allowed) {
+        throw new HttpError(
+          429,
+          `this API key has used its ${rateLimiter.perMinute} requests of this minute: retry in ${resetSeconds} s`,
+          { 'Retry-After': String(resetSeconds) },
+        );
+      }
+    }
+    // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at once.
+    let release: (() => void) | undefined;
+    let closed = false;
+    res.once('close', () => {
+      closed = true;
+      release?.();
+    });
+    try {
+      release = await admission.admit(companyId, bodyBytes(req));
+    } catch (err) {
+      if (!(err instanceof AdmissionRefused)) throw err;
+      throw new HttpError(
+        429,
+        `too many requests of this company in flight (${err.reason}): retry in ${BUSY_RETRY_AFTER_SECONDS} s`,
+        { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+      );
+    }
+    if (closed) release();
+    else next();
+  };
+}

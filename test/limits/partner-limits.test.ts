@@ -1,0 +1,221 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { Server } from 'node:http';
+import { Admission } from '../../src/limits/admission.js';
+import { listen } from '../../src/http/listen.js';
+import { assertMatchesContract } from '../support/contract.js';
+import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
+import { until } from '../support/wait.js';
+
+/** A request whose body is sent in part: it holds its place in its company's share until finished. */
+interface HeldRequest {
+  finish(): void;
+  answered: Promise<{ status: number; body: unknown; headers: Record<string, string> }>;
+  settled: () => boolean;
+}
+
+function heldCreate(baseUrl: string, key: string, body = JSON.stringify(reportInput())): HeldRequest {
+  const url = new URL('/reports/new', baseUrl);
+  let settled = false;
+  let req!: http.ClientRequest;
+  const answered = new Promise<{ status: number; body: unknown; headers: Record<string, string> }>(
+    (resolve, reject) => {
+      req = http.request(
+        url,
+        {
+          method: 'POST',
+          headers: { 'X-API-KEY': key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            settled = true;
+            const answer = {
+              status: res.statusCode!,
+              body: JSON.parse(text),
+              headers: res.headers as Record<string, string>,
+            };
+            assertMatchesContract('post', '/reports/new', { ...answer, text });
+            resolve(answer);
+          });
+        },
+      );
+      req.on('error', reject);
+    },
+  );
+  req.write(body.slice(0, 10));
+  return { finish: () => req.end(body.slice(10)), answered, settled: () => settled };
+}
+
+describe('partner limits: each key has a budget, each company a fair share of the process', () => {
+  const servers: Server[] = [];
+  let a: TestCompany;
+  let b: TestCompany;
+
+  before(async () => {
+    [a, b] = await Promise.all([newCompany(), newCompany()]);
+  });
+  after(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
+
+  async function served(limits: ReturnType<typeof testLimits>): Promise<string> {
+    const server = await listen(newApp({ limits }).app, 0, '127.0.0.1');
+    servers.push(server);
+    const address = server.address() as { port: number };
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  const ratelimit = (res: { headers: Record<string, string> }) => res.headers.ratelimit;
+
+  it('tells every answer to a valid key its budget in the RateLimit fields, errors included', async () => {
+    const ok = await api().get('/auth').set('X-API-KEY', a.key).expect(200);
+    expect(ok.headers['ratelimit-policy']).to.equal('"per-key";q=1000000;w=60');
+    expect(ratelimit(ok)).to.match(/^"per-key";r=\d+;t=\d+$/);
+    const missing = await api().get('/reports/nope').set('X-API-KEY', a.key).expect(404);
+    expect(ratelimit(missing)).to.match(/^"per-key";r=\d+;t=\d+$/);
+    const bad = await api().post('/reports/new').set('X-API-KEY', a.key).send({}).expect(400);
+    expect(ratelimit(bad)).to.match(/^"per-key";r=\d+;t=\d+$/);
+  });
+
+  it('answers 429 with Retry-After once the key has used its budget of the minute', async () => {
+    const company = await newCompany();
+    const app = newApp({ limits: testLimits(pool(), 3) }).app;
+    for (const left of [2, 1, 0]) {
+      const res = await api(app).get('/auth').set('X-API-KEY', company.key).expect(200);
+      expect(ratelimit(res)).to.match(new RegExp(`^"per-key";r=${left};t=\\d+$`));
+    }
+    const refused = await api(app).get('/reports').set('X-API-KEY', company.key).expect(429);
+    expect(refused.body.error).to.match(/used its 3 requests of this minute/);
+    const reset = Number(/t=(\d+)/.exec(ratelimit(refused)!)![1]);
+    expect(Number(refused.headers['retry-after'])).to.equal(reset);
+    // Another key of its own budget is not affected.
+    await api(app).get('/auth').set('X-API-KEY', b.key).expect(200);
+  });
+
+  it('holds the budget across two processes: each adds the other’s requests at its next sync', async () => {
+    const company = await newCompany();
+    const first = testLimits(pool(), 10);
+    const second = testLimits(pool(), 10);
+    const one = newApp({ limits: first }).app;
+    const two = newApp({ limits: second }).app;
+    for (let i = 0; i < 6; i++) await api(one).get('/auth').set('X-API-KEY', company.key).expect(200);
+    await first.rateLimiter.sync();
+    await api(two).get('/auth').set('X-API-KEY', company.key).expect(200);
+    await second.rateLimiter.sync();
+    // 7 of 10 used across the two: 3 more, then 429, on either process.
+    for (let i = 0; i < 3; i++) await api(two).get('/auth').set('X-API-KEY', company.key).expect(200);
+    await api(two).get('/auth').set('X-API-KEY', company.key).expect(429);
+    await second.rateLimiter.sync();
+    await first.rateLimiter.sync();
+    await api(one).get('/auth').set('X-API-KEY', company.key).expect(429);
+  });
+
+  it('sends no RateLimit fields when the budget is turned off (RATE_LIMIT_PER_MINUTE=0)', async () => {
+    const limits = testLimits(pool());
+    const app = newApp({ limits: { admission: limits.admission } }).app;
+    const res = await api(app).get('/auth').set('X-API-KEY', a.key).expect(200);
+    expect(res.headers).to.not.have.property('ratelimit');
+    expect(res.headers).to.not.have.property('ratelimit-policy');
+  });
+
+  it("queues a company's requests past its share behind its own, never another company's", async () => {
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 2,
+      companyBytes: 8 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 1,
+      waitMillis: 60_000,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const held = [heldCreate(baseUrl, a.key), heldCreate(baseUrl, a.key)];
+    await until(() => admission.load(a.companyId).inFlight === 2, 'holding two of company A');
+    const third = api(baseUrl)
+      .get('/auth')
+      .set('X-API-KEY', a.key)
+      .then((res) => res);
+    await until(() => admission.load(a.companyId).waiting === 1, 'queueing the third');
+    // Company B is served while A's third request waits; A's fourth finds A's queue full.
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    const full = await api(baseUrl).get('/auth').set('X-API-KEY', a.key).expect(429);
+    expect(full.headers['retry-after']).to.equal('1');
+    expect(full.body.error).to.match(/too many requests of this company in flight \(queue full\)/);
+    expect(admission.load(a.companyId).waiting, 'the third still waits').to.equal(1);
+
+    for (const request of held) request.finish();
+    for (const request of held) expect((await request.answered).status).to.equal(200);
+    expect((await third).status, 'its turn came').to.equal(200);
+  });
+
+  it('refuses with 429 a request whose turn does not come in time', async () => {
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 1,
+      companyBytes: 8 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 8,
+      waitMillis: 200,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const held = heldCreate(baseUrl, a.key);
+    await until(() => admission.load(a.companyId).inFlight === 1, 'holding company A');
+    const late = await api(baseUrl).get('/reports').set('X-API-KEY', a.key).expect(429);
+    expect(late.body.error).to.match(/waited too long/);
+    held.finish();
+    expect((await held.answered).status).to.equal(200);
+  });
+
+  it('bounds the bytes of bodies in flight per company and per process', async () => {
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 8,
+      companyBytes: 1 << 20,
+      processBytes: (3 << 20) / 2,
+      maxWaiting: 8,
+      waitMillis: 60_000,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const big = JSON.stringify(reportInput({ notes: 'x'.repeat(90_000) }));
+    const bodyOf = (n: number) => JSON.stringify(reportInput({ notes: 'x'.repeat(n) }));
+    // A: 700 KB in flight; its second body of 700 KB would pass its 1 MiB: it waits.
+    const a1 = heldCreate(baseUrl, a.key, bodyOf(99_000).padEnd(700_000, ' '));
+    await until(() => admission.load(a.companyId).inFlight === 1, 'A’s first body in flight');
+    const a2 = heldCreate(baseUrl, a.key, bodyOf(99_000).padEnd(700_000, ' '));
+    await until(() => admission.load(a.companyId).waiting === 1, 'A’s second body waiting');
+    // B's small body fits the process (700 KB + 100 KB < 1.5 MiB) and goes at once; A's GET needs no bytes
+    // but waits behind A's own queue.
+    const b1 = heldCreate(baseUrl, b.key, big);
+    await until(() => admission.load(b.companyId).inFlight === 1, 'B’s body in flight');
+    b1.finish();
+    expect((await b1.answered).status).to.equal(200);
+    expect(a2.settled(), 'A’s second body still waits').to.equal(false);
+    a1.finish();
+    expect((await a1.answered).status).to.equal(200);
+    await until(() => admission.load(a.companyId).inFlight === 1, 'A’s second body admitted');
+    a2.finish();
+    expect((await a2.answered).status).to.equal(200);
+  });
+});
+
+describe('Admission (fair turns)', () => {
+  it('serves waiting companies in turn when the process’s bytes free up', async () => {
+    const admission = new Admission({
+      perCompany: 10,
+      companyBytes: 100,
+      processBytes: 100,
+      maxWaiting: 10,
+      waitMillis: 10_000,
+    });
+    const first = await admission.admit('x', 100);
+    const order: string[] = [];
+    const waiting = ['a', 'a', 'a', 'b', 'c'].map((company) =>
+      admission.admit(company, 100).then((release) => {
+        order.push(company);
+        release();
+      }),
+    );
+    first();
+    await Promise.all(waiting);
+    expect(order).to.deep.equal(['a', 'b', 'c', 'a', 'a']);
+  });
+});
