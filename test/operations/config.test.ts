@@ -7,6 +7,46 @@ import { APP_TOKEN, databaseUrl } from '../support/harness.js';
 const base = { DATABASE_URL: 'postgres://pgbouncer.internal:6432/intake', APP_TOKEN };
 
 describe('operational configuration', () => {
+  it('has defaults for the partner limits, reads them, and refuses values out of range', () => {
+    expect(loadConfig(base)).to.include({
+      rateLimitPerMinute: 600,
+      companyMaxInFlight: 8,
+      companyBodyBytesInFlight: 8 * 1024 * 1024,
+      bodyBytesInFlight: 32 * 1024 * 1024,
+    });
+    expect(
+      loadConfig({
+        ...base,
+        RATE_LIMIT_PER_MINUTE: '0',
+        COMPANY_MAX_IN_FLIGHT: '3',
+        COMPANY_BODY_BYTES_IN_FLIGHT: '2097152',
+        BODY_BYTES_IN_FLIGHT: '4194304',
+      }),
+    ).to.include({
+      rateLimitPerMinute: 0,
+      companyMaxInFlight: 3,
+      companyBodyBytesInFlight: 2097152,
+      bodyBytesInFlight: 4194304,
+    });
+    expect(() => loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '-1' })).to.throw(
+      ConfigError,
+      /^RATE_LIMIT_PER_MINUTE must be/,
+    );
+    expect(() => loadConfig({ ...base, COMPANY_MAX_IN_FLIGHT: '0' })).to.throw(
+      ConfigError,
+      /^COMPANY_MAX_IN_FLIGHT must be/,
+    );
+    // Less than one whole body: a company could never send one.
+    expect(() => loadConfig({ ...base, COMPANY_BODY_BYTES_IN_FLIGHT: '1000' })).to.throw(
+      ConfigError,
+      /^COMPANY_BODY_BYTES_IN_FLIGHT must be an integer from 1048576/,
+    );
+    expect(() => loadConfig({ ...base, BODY_BYTES_IN_FLIGHT: 'lots' })).to.throw(
+      ConfigError,
+      /^BODY_BYTES_IN_FLIGHT must be/,
+    );
+  });
+
   it('has defaults for the database pool, its timeouts and the shutdown timeout', () => {
     expect(loadConfig(base)).to.include({
       migrationDatabaseUrl: undefined,
