@@ -12,7 +12,7 @@ export interface RateLimitDecision {
 export interface RateLimiterOptions {
   /** Requests one key may make per minute. */
   perMinute: number;
-  /** Where every process of the deployment adds up its counts (rate_limit_counts, migration 11). */
+  /** Where every process of the deployment adds up its counts (rate_limit_counts, migration 12). */
   db: Queryable;
   /** How often this process adds its counts to the shared ones and reads theirs back. */
   syncMillis?: number;
