@@ -227,5 +227,27 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
       expect(server.cache.listening).to.equal(false);
       expect(server.queries()).to.equal(5);
     });
+
+    it('refuses a key that cannot be one this service issued without a key query', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const issued = newKey().key;
+      const malformed = [
+        'irk_not-a-key',
+        'k'.repeat(5000),
+        issued.slice(4), // without its prefix
+        `${issued}A`, // one character too many
+        `sk_${issued.slice(4)}`,
+        `${issued.slice(0, -1)}B`, // a last character that 32 bytes cannot end in
+        `${issued.slice(0, -1)}+`, // base64, not base64url
+      ];
+      for (const key of malformed) {
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      }
+      expect(server.queries()).to.equal(0);
+      // The one that could be issued (but was not) is looked up.
+      await api(server.app).get('/auth').set('X-API-KEY', issued).expect(400, { error: 'invalid API key' });
+      expect(server.queries()).to.equal(1);
+    });
   });
 });
