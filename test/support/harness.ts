@@ -69,7 +69,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     logger: createLogger('silent'),
     validateResponses: true,
     appToken: APP_TOKEN,
-    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32 }),
+    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32, maxInFlightPerCompany: 4 }),
     ...overrides,
     ...caches(db, overrides),
   };
