@@ -244,7 +244,8 @@ export interface paths {
          *     and a body valid against the webhook's schema made from a sample report that exists nowhere
          *     (id `00000000-0000-4000-8000-000000000000`). The same rules as a publish's delivery apply
          *     (HTTPS only, refused addresses, no redirects, the time limit, a place among the process's
-         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries). Nothing is published, and the attempt is written to the
+         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries, at most `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of them the
+         *     company's). Nothing is published, and the attempt is written to the
          *     delivery log with `test: true`. The body is `{}` or absent.
          */
         post: operations["testWebhook"];
@@ -392,8 +393,8 @@ export interface paths {
          *     published is exactly the one sent. The claim ends with the call; should the service lose its
          *     database or stop before recording the outcome, the claim expires by itself after
          *     `WEBHOOK_TIMEOUT_MS` plus the database connect timeout plus 5 seconds. A process runs at most
-         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries at once; past that it answers 503 with `Retry-After` instead
-         *     of queueing.
+         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries at once, at most `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of them
+         *     for one company; past either it answers 503 with `Retry-After` instead of queueing.
          */
         post: operations["publishReport"];
         delete?: never;
@@ -1831,14 +1832,15 @@ export interface operations {
             };
             /**
              * @description Nothing was sent when the database is unavailable, or when this process already has
-             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight (then with `Retry-After`). When the
+             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
+             *     of this company (then with `Retry-After`; the message says which of the two). When the
              *     database became unavailable after the delivery, the attempt stays in the delivery log without
              *     an outcome.
              */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    /** @description Seconds to wait before testing again (sent when deliveries are at their bound). */
+                    /** @description Seconds to wait before testing again (sent when deliveries, the process's or the company's, are at their bound). */
                     "Retry-After"?: number;
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2164,8 +2166,9 @@ export interface operations {
             };
             /**
              * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
-             *     unavailable; or this process already has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight
-             *     (nothing was sent); or the database became unavailable after the delivery, so its outcome is
+             *     unavailable; or this process already has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight,
+             *     or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of this company (nothing was sent; the message says
+             *     which of the two); or the database became unavailable after the delivery, so its outcome is
              *     not recorded: the attempt stays in the delivery log without an outcome, the report stays
              *     claimed until its claim expires (`Retry-After` says when), and the retry carries the same
              *     `webhook-id`, so the receiver can drop the duplicate.

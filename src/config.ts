@@ -33,6 +33,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Webhook deliveries this process runs at once at most; past it publishing answers 503 with Retry-After. */
   readonly webhookMaxInFlight: number;
+  /** Of those, deliveries of one company at most (≤ webhookMaxInFlight), so a slow receiver blocks only its own. */
+  readonly webhookMaxInFlightPerCompany: number;
   /** The address partners reach the service at, named in the published documents' `servers`; no trailing slash. */
   readonly publicBaseUrl: string | undefined;
   /** Take the client's protocol and host from X-Forwarded-Proto/Host (only behind a proxy that sets them). */
@@ -165,6 +167,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `got "${databaseStatementTimeoutMs}": the service stops waiting for an answer at DATABASE_CONNECT_TIMEOUT_MS`,
     );
   }
+  const webhookMaxInFlight = integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000);
+  // The default share is 4 places, or all of them when the process has fewer.
+  const webhookMaxInFlightPerCompany = integer(
+    env,
+    'WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY',
+    Math.min(4, webhookMaxInFlight),
+    1,
+    10_000,
+  );
+  if (webhookMaxInFlightPerCompany > webhookMaxInFlight) {
+    // A share above the whole would silently be the whole: say so instead.
+    throw new ConfigError(
+      `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must be at most WEBHOOK_MAX_IN_FLIGHT (${webhookMaxInFlight}), ` +
+        `got "${webhookMaxInFlightPerCompany}": a company's share is part of the process's places`,
+    );
+  }
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
@@ -181,7 +199,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    webhookMaxInFlight: integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000),
+    webhookMaxInFlight,
+    webhookMaxInFlightPerCompany,
     publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),

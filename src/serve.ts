@@ -37,6 +37,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     allowedCidrs: config.webhookAllowedCidrs,
     timeoutMs: config.webhookTimeoutMs,
     maxInFlight: config.webhookMaxInFlight,
+    maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
   });
   // Keys and reports cached in the process, changes announced across processes through LISTEN/NOTIFY
   // (see ChangeFeed). LISTEN needs a session of its own, so it takes the direct connection, as

@@ -14,10 +14,11 @@ export const databaseKeys = (db: Queryable): KeyAuthenticator => ({ authenticate
 
 /** Past this age an entry is read again, and that read records last use (at most once a minute). */
 const MAX_AGE_MS = 60_000;
+/** Each of the two maps (known keys, unknown hashes) holds at most this many; the oldest goes first. */
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
-  principal: KeyPrincipal;
+interface Entry<T> {
+  value: T;
   expiresAt: number;
 }
 interface Lookup {
@@ -45,6 +46,12 @@ export interface ApiKeyCacheOptions {
  * down, slow or reconnecting, the cache is emptied and requests ask the database directly (correct, one
  * round trip each) until it listens again.
  *
+ * Unknown and revoked keys are cached too (their hashes only), so a flood of them costs no key lookup
+ * per request. They live in a map of their own: a flood of distinct unknown keys evicts only other
+ * unknown ones, never the keys of companies at work. Creating a key notifies its hash on the same
+ * channel (db/migrations/11_api_key_insert_notify.sql), so the same barrier makes a key created before
+ * a request arrived valid for it on every process, however recently its hash was cached as unknown.
+ *
  * lastUsedAt: an entry lives at most a minute; the read that replaces it is the ordinary key query,
  * which records the use unless the stored one is under a minute old. A change of the key row
  * (including that write, or an operator's) is notified too and drops the entry.
@@ -53,9 +60,10 @@ export class ApiKeyCache implements KeyAuthenticator {
   readonly feed: ChangeFeed;
   private readonly ownsFeed: boolean;
   private readonly db: Queryable;
-  private readonly entries = new Map<string, Entry>();
+  private readonly known = new Map<string, Entry<KeyPrincipal>>();
+  private readonly unknown = new Map<string, Entry<undefined>>();
   /** Key reads in flight. One that a notification (or a lost feed) overtakes may have read a key
-   * that is revoked by now, so its result is used for its request but not kept. */
+   * that is revoked (or created) by now, so its result is used for its request but not kept. */
   private readonly lookups = new Set<Lookup>();
 
   constructor({ db, feed, connectionString, waitMillis }: ApiKeyCacheOptions) {
@@ -69,17 +77,22 @@ export class ApiKeyCache implements KeyAuthenticator {
 
   async authenticate(key: string, since = performance.now()): Promise<KeyPrincipal | undefined> {
     const hash = hashKey(key).toString('hex');
-    const cached = this.entries.get(hash);
-    if (cached && cached.expiresAt <= Date.now()) this.entries.delete(hash);
-    else if (cached && (await this.feed.barrier(since))) {
-      const entry = this.entries.get(hash); // the barrier may just have delivered its revocation
-      if (entry) return entry.principal;
+    for (const entries of [this.known, this.unknown]) {
+      const cached = entries.get(hash);
+      if (!cached) continue;
+      if (cached.expiresAt <= Date.now()) entries.delete(hash);
+      // The barrier may just have delivered the key's revocation (or creation), which drops the entry.
+      else if ((await this.feed.barrier(since)) && entries.get(hash) === cached) return cached.value;
+      break;
     }
     const lookup: Lookup = { hash, stale: !this.feed.listening };
     this.lookups.add(lookup);
     try {
       const principal = await authenticate(this.db, key);
-      if (principal && !lookup.stale) this.remember(hash, principal);
+      if (!lookup.stale) {
+        if (principal) remember(this.known, hash, principal, this.unknown);
+        else remember(this.unknown, hash, undefined, this.known);
+      }
       return principal;
     } finally {
       this.lookups.delete(lookup);
@@ -101,22 +114,28 @@ export class ApiKeyCache implements KeyAuthenticator {
     if (this.ownsFeed) await this.feed.close();
   }
 
-  private remember(hash: string, principal: KeyPrincipal): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { principal, expiresAt: Date.now() + MAX_AGE_MS });
-  }
-
   private revoked(payload: string): void {
     if (!payload || payload === '*') {
       this.forgetAll();
       return;
     }
-    this.entries.delete(payload);
+    this.known.delete(payload);
+    this.unknown.delete(payload);
     for (const lookup of this.lookups) if (lookup.hash === payload) lookup.stale = true;
   }
 
   private forgetAll(): void {
-    this.entries.clear();
+    this.known.clear();
+    this.unknown.clear();
     for (const lookup of this.lookups) lookup.stale = true;
   }
+}
+
+/** Keeps what a lookup found in `entries`, and drops what `other` said of the same hash before. */
+function remember<T>(entries: Map<string, Entry<T>>, hash: string, value: T, other: Map<string, unknown>): void {
+  other.delete(hash);
+  // Re-inserted, so that the map's order stays the order of expiry and the oldest goes first.
+  entries.delete(hash);
+  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+  entries.set(hash, { value, expiresAt: Date.now() + MAX_AGE_MS });
 }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler } from 'express';
 import { badRequest } from '../http/errors.js';
 import type { KeyAuthenticator } from './api-key-cache.js';
-import type { KeyPrincipal } from '../store/api-keys.js';
+import { isIssuedKeyShape, type KeyPrincipal } from '../store/api-keys.js';
 
 /** Each accepted request's principal, and when its key check began (for the caches' barriers). */
 const principals = new WeakMap<Request, { principal: KeyPrincipal; since: number }>();
@@ -16,7 +16,9 @@ export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
     const key = req.get('x-api-key');
     if (key === undefined || key.trim() === '') throw badRequest('missing X-API-KEY header');
     const since = performance.now();
-    const principal = key.length <= 200 ? await keys.authenticate(key.trim(), since) : undefined;
+    // A key of another shape (a typo, garbage, a flood of random strings) costs no lookup and no entry
+    // in the key cache.
+    const principal = isIssuedKeyShape(key.trim()) ? await keys.authenticate(key.trim(), since) : undefined;
     if (!principal) throw badRequest('invalid API key');
     principals.set(req, { principal, since });
     next();

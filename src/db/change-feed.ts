@@ -2,7 +2,10 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { connectionOptions } from './pool.js';
 
-/** The channel db/migrations/3_api_key_revocation_notify.sql notifies with a changed key's hash (hex). */
+/**
+ * The channel on which a key's hash (hex) is notified whenever the key changes, goes
+ * (db/migrations/3_api_key_revocation_notify.sql) or comes (11_api_key_insert_notify.sql).
+ */
 export const KEY_CHANNEL = 'api_key_revoked';
 /** The channel db/migrations/10_report_change_notify.sql notifies with "<company id> <report id>" (or "*"). */
 export const REPORT_CHANNEL = 'report_changed';

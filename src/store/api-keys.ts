@@ -15,6 +15,15 @@ export function newKey(): { key: string; prefix: string; hash: Buffer } {
   return { key, prefix: key.slice(0, KEY_PREFIX.length + 8), hash: hashKey(key) };
 }
 
+/**
+ * What newKey makes: the prefix and 43 base64url characters, the last of which carries the 32 bytes'
+ * final 4 bits and two zero bits, so only every fourth letter of the alphabet can end a key.
+ */
+const ISSUED_KEY = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`);
+
+/** Whether the key can be one this service issued; one that cannot is refused without a lookup. */
+export const isIssuedKeyShape = (key: string): boolean => ISSUED_KEY.test(key);
+
 export interface KeyPrincipal {
   companyId: string;
   keyId: string;

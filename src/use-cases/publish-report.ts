@@ -46,7 +46,8 @@ interface Delivery {
  * connection, transaction or lock is held while the receiver takes its time:
  * 1. one short transaction claims the report (a second publish gets 409 until the claim ends or
  *    expires), keeps the attempt's webhook-id on it and writes the attempt to the delivery log;
- * 2. the delivery, holding only one of the notifier's places (503 with Retry-After when none is free);
+ * 2. the delivery, holding only one of the notifier's places (503 with Retry-After when none is free,
+ *    or when the company already holds its share of them);
  * 3. a second short transaction records the outcome and, on a 2xx, publishes.
  * A failed delivery leaves the report unchanged (502); its retry reuses the webhook-id. When step 3
  * cannot reach the database, the attempt stays in the log without an outcome, the claim runs out by
@@ -95,11 +96,10 @@ async function claim(
         const report = (await findForCompany(db, companyId, reportId))!;
         return { report, webhook: { outcome: 'not_sent' as const, reason } };
       }
-      release = notifier.reserve();
-      if (!release)
-        throw new HttpError(503, 'too many webhook deliveries in flight: publish again in a moment', {
-          'Retry-After': '1',
-        });
+      const place = notifier.reserve(companyId);
+      if ('refused' in place)
+        throw new HttpError(503, `${place.refused}: publish again in a moment`, { 'Retry-After': '1' });
+      release = place.release;
 
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const url = target.webhookUrl!;

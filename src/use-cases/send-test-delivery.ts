@@ -14,14 +14,15 @@ export const noWebhookAddress = () => conflict('the company has no webhook addre
  * delivery and marked `webhook-test: true`, and logs the attempt as a publish does: written before
  * it is sent, its outcome after. Each step is one statement on a pooled connection that goes back at
  * once, so nothing of the database is held while the receiver is awaited; the delivery takes one of
- * the notifier's places like a publish's (503 with Retry-After when none is free, nothing sent).
+ * the notifier's places like a publish's, within the company's share (503 with Retry-After when none
+ * is free for it, nothing sent).
  */
 export async function sendTestDelivery(pool: Pool, notifier: Notifier, companyId: string): Promise<WebhookTestResult> {
   const target = await findWebhookTarget(pool, companyId);
   if (!target) throw noWebhookAddress();
-  const release = notifier.reserve();
-  if (!release)
-    throw new HttpError(503, 'too many webhook deliveries in flight: test again in a moment', { 'Retry-After': '1' });
+  const place = notifier.reserve(companyId);
+  if ('refused' in place) throw new HttpError(503, `${place.refused}: test again in a moment`, { 'Retry-After': '1' });
+  const { release } = place;
   let attempt: DeliveryAttempt;
   let deliveryId: string;
   const webhookId = newWebhookId();

@@ -27,14 +27,20 @@ export interface DeliveryAttempt {
   responseExcerpt: string;
 }
 
+/**
+ * A place for one delivery (call `release` when it is over), or why there is none: a sentence for the
+ * caller's 503 that says whether the company's own deliveries or the process's fill the places.
+ */
+export type Reservation = { release: () => void } | { refused: string };
+
 export interface Notifier {
   /** The overall time limit of one delivery (WEBHOOK_TIMEOUT_MS). */
   readonly timeoutMs: number;
   /**
-   * Takes one of the maxInFlight places for a delivery, or answers undefined when all are taken: the
-   * caller refuses rather than queue. Call the returned function when the delivery is over.
+   * Takes one of the maxInFlight places for a delivery of the company, at most maxInFlightPerCompany
+   * of them for one company, or refuses when there is none for it: the caller refuses rather than queue.
    */
-  reserve(): (() => void) | undefined;
+  reserve(companyId: string): Reservation;
   deliver(message: WebhookMessage): Promise<DeliveryAttempt>;
 }
 
@@ -42,6 +48,11 @@ export interface NotifierOptions extends AddressGuardOptions {
   timeoutMs: number;
   /** Deliveries in flight at once at most (WEBHOOK_MAX_IN_FLIGHT). */
   maxInFlight: number;
+  /**
+   * Deliveries of one company in flight at once at most (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY), so that
+   * one company's slow receiver cannot take every place and stop the others' publishes.
+   */
+  maxInFlightPerCompany: number;
 }
 
 /** The delivery log keeps at most this much of a receiver's answer. */
@@ -72,15 +83,31 @@ export function createNotifier(options: NotifierOptions): Notifier {
     return { client, isTimeout: (err: unknown) => err instanceof TimeoutError };
   };
   let inFlight = 0;
+  // Only companies with a delivery in flight have an entry: at most maxInFlight of them.
+  const companyInFlight = new Map<string, number>();
   return {
     timeoutMs: options.timeoutMs,
-    reserve() {
-      if (inFlight >= options.maxInFlight) return undefined;
+    reserve(companyId) {
+      // When both are full, the process's bound is named: it is the one that is shared.
+      if (inFlight >= options.maxInFlight) return { refused: 'too many webhook deliveries in flight' };
+      const ours = companyInFlight.get(companyId) ?? 0;
+      if (ours >= options.maxInFlightPerCompany) {
+        return {
+          refused: `too many webhook deliveries of this company in flight (its share of this process is ${options.maxInFlightPerCompany})`,
+        };
+      }
       inFlight++;
+      companyInFlight.set(companyId, ours + 1);
       let released = false;
-      return () => {
-        if (!released) inFlight--;
-        released = true;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          inFlight--;
+          const left = companyInFlight.get(companyId)! - 1;
+          if (left === 0) companyInFlight.delete(companyId);
+          else companyInFlight.set(companyId, left);
+        },
       };
     },
     async deliver(message) {

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';
 import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
-import { api, countingPool, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
+import { hashKey, newKey } from '../../src/store/api-keys.js';
+import { APP_TOKEN, api, countingPool, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
+import { until } from '../support/wait.js';
 
 interface CachingServer {
   app: Express;
@@ -12,11 +14,14 @@ interface CachingServer {
   close: () => Promise<void>;
 }
 
-/** A second server process (its own app and pool) whose key cache counts the key queries it sends. */
-async function cachingServer(): Promise<CachingServer> {
+/**
+ * A second server process (its own app and pool) whose key cache counts the key queries it sends;
+ * its change feed connects to `feedUrl` (by default the database, so it listens).
+ */
+async function cachingServer(feedUrl = databaseUrl()): Promise<CachingServer> {
   const { db, queries } = countingPool();
-  const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
-  expect(await cache.ready(), 'the key cache listens').to.equal(true);
+  const cache = new ApiKeyCache({ db, connectionString: feedUrl });
+  if (feedUrl === databaseUrl()) expect(await cache.ready(), 'the key cache listens').to.equal(true);
   const server = newApp({ apiKeys: cache });
   const close = async () => {
     await cache.close();
@@ -37,6 +42,34 @@ async function useUntilCached(server: CachingServer, key: string): Promise<void>
   }
   throw new Error('the key was never served from the cache');
 }
+
+/** Sends the key until the cache holds it as unknown (its second refusal costs no key query). */
+async function refuseUntilCached(server: CachingServer, key: string): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const before = server.queries();
+    await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+    if (server.queries() === before) return;
+  }
+  throw new Error('the unknown key was never answered from the cache');
+}
+
+/**
+ * Stores `key` for the company as another process's key creation would (createKey draws its own
+ * random key; a test needs one it has already sent). The company's integration is the one of its key.
+ */
+async function insertKey(companyId: string, key: string): Promise<void> {
+  const { rowCount } = await pool().query(
+    `INSERT INTO api_keys (company_id, integration_id, key_hash, prefix)
+     SELECT company_id, integration_id, $2, $3 FROM api_keys WHERE company_id = $1 LIMIT 1`,
+    [companyId, hashKey(key), key.slice(0, 12)],
+  );
+  expect(rowCount).to.equal(1);
+}
+
+const killChangeFeeds = () =>
+  pool().query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake change feed'`,
+  );
 
 describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
@@ -78,9 +111,7 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     const { key, companyId } = await newCompany();
     await useUntilCached(server, key);
 
-    await pool().query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake change feed'`,
-    );
+    await killChangeFeeds();
     await pool().query('DELETE FROM api_keys WHERE company_id = $1', [companyId]);
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
@@ -116,5 +147,107 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     const aged = await lastUsed();
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(200);
     expect((await lastUsed())!.getTime()).to.be.greaterThan(aged!.getTime());
+  });
+
+  describe('unknown and revoked keys', () => {
+    it('refuses a repeated unknown key with one key query, not one per request', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const { key } = newKey();
+      for (let i = 0; i < 20; i++) {
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      }
+      expect(server.queries()).to.equal(1);
+      // Other partner routes are refused from the cache the same way.
+      await api(server.app).get('/reports?limit=1').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      expect(server.queries()).to.equal(1);
+    });
+
+    it('keeps refusing a revoked key, from the cache once it has read the revocation', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const { key, companyId } = await newCompany();
+      await useUntilCached(server, key);
+      // Revoked through the other process (the shared app).
+      await api()
+        .delete(`/internal/companies/${companyId}/integration`)
+        .set('Authorization', `Bearer ${APP_TOKEN}`)
+        .expect(204);
+      await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      await refuseUntilCached(server, key);
+      const cachedQueries = server.queries();
+      for (let i = 0; i < 10; i++) {
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      }
+      expect(server.queries()).to.equal(cachedQueries);
+    });
+
+    it('accepts a key created on another process on the very next request of one that had it cached as unknown', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const { companyId } = await newCompany();
+      // Several rounds, each creating a key cached as unknown and sending it at once: none may be refused.
+      for (let round = 0; round < 10; round++) {
+        const { key } = newKey();
+        await refuseUntilCached(server, key);
+        await insertKey(companyId, key);
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(200);
+      }
+    });
+
+    it('accepts a key created while the listening connection was lost, and caches unknown keys again once it listens', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const { companyId } = await newCompany();
+      const [whileDown, afterwards] = [newKey().key, newKey().key];
+      await refuseUntilCached(server, whileDown);
+      await refuseUntilCached(server, afterwards);
+
+      await killChangeFeeds();
+      await until(() => !server.cache.listening, 'aware that the feed is lost', 5_000);
+      // Both creations are notified while nobody listens: the notifications are lost.
+      await insertKey(companyId, whileDown);
+      await insertKey(companyId, afterwards);
+      await api(server.app).get('/auth').set('X-API-KEY', whileDown).expect(200);
+
+      expect(await server.cache.ready(), 'listens again after reconnecting').to.equal(true);
+      await api(server.app).get('/auth').set('X-API-KEY', afterwards).expect(200);
+      const unknown = newKey().key;
+      await refuseUntilCached(server, unknown);
+    });
+
+    it('caches no unknown key while its change feed does not listen', async () => {
+      // A feed that can never connect (nothing listens on port 1): every refusal asks the database.
+      const server = await cachingServer('postgres://127.0.0.1:1/none');
+      servers.push(server);
+      const { key } = newKey();
+      for (let i = 0; i < 5; i++) {
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      }
+      expect(server.cache.listening).to.equal(false);
+      expect(server.queries()).to.equal(5);
+    });
+
+    it('refuses a key that cannot be one this service issued without a key query', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const issued = newKey().key;
+      const malformed = [
+        'irk_not-a-key',
+        'k'.repeat(5000),
+        issued.slice(4), // without its prefix
+        `${issued}A`, // one character too many
+        `sk_${issued.slice(4)}`,
+        `${issued.slice(0, -1)}B`, // a last character that 32 bytes cannot end in
+        `${issued.slice(0, -1)}+`, // base64, not base64url
+      ];
+      for (const key of malformed) {
+        await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+      }
+      expect(server.queries()).to.equal(0);
+      // The one that could be issued (but was not) is looked up.
+      await api(server.app).get('/auth').set('X-API-KEY', issued).expect(400, { error: 'invalid API key' });
+      expect(server.queries()).to.equal(1);
+    });
   });
 });

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { listen } from '../../src/http/listen.js';
 import { createLogger } from '../../src/logger.js';
+import { newKey } from '../../src/store/api-keys.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
@@ -58,9 +59,7 @@ describe('request logs', () => {
     let failed: string | undefined;
     try {
       const app = createApp(appDeps(db, { logger: logs.logger }));
-      failed = (await api(app).get('/reports/abc').set('X-API-KEY', 'irk_whatever').expect(503)).headers[
-        'x-request-id'
-      ];
+      failed = (await api(app).get('/reports/abc').set('X-API-KEY', newKey().key).expect(503)).headers['x-request-id'];
       await api(app).get('/reports/abc').expect(400);
       await api(app).get('/no/such/path').expect(404);
     } finally {
@@ -84,10 +83,7 @@ describe('request logs', () => {
     const restId = unique('crm-secret');
     try {
       const app = createApp(appDeps(db, { logger: logs.logger }));
-      await api(app)
-        .get(`/reports?restId=${restId}&after=eyJjdXJzb3IiOjF9`)
-        .set('X-API-KEY', 'irk_whatever')
-        .expect(503);
+      await api(app).get(`/reports?restId=${restId}&after=eyJjdXJzb3IiOjF9`).set('X-API-KEY', newKey().key).expect(503);
     } finally {
       await db.end();
     }

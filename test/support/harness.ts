@@ -73,7 +73,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     logger: createLogger('silent'),
     validateResponses: true,
     appToken: APP_TOKEN,
-    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32 }),
+    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32, maxInFlightPerCompany: 4 }),
     limits: testLimits(db),
     ...overrides,
     ...caches(db, overrides),

@@ -54,14 +54,17 @@ export class HttpsReceiver {
 
   /**
    * A notifier that trusts this receiver's certificate and may reach it (127.0.0.1/32 allowed, as
-   * WEBHOOK_ALLOWED_CIDRS would), otherwise with the service's defaults (10 s, 32 deliveries in flight).
+   * WEBHOOK_ALLOWED_CIDRS would), otherwise with the service's defaults (10 s, 32 deliveries in flight,
+   * 4 of them per company, or all when fewer).
    */
   notifier(options: Partial<NotifierOptions> = {}): Notifier {
+    const maxInFlight = options.maxInFlight ?? 32;
     return createNotifier({
       allowedCidrs: ['127.0.0.1/32'],
       timeoutMs: 10_000,
       ca: [this.ca],
-      maxInFlight: 32,
+      maxInFlight,
+      maxInFlightPerCompany: Math.min(4, maxInFlight),
       ...options,
     });
   }

@@ -7,6 +7,7 @@ describe('webhook configuration', () => {
     expect(config.webhookAllowedCidrs).to.deep.equal([]);
     expect(config.webhookTimeoutMs).to.equal(10_000);
     expect(config.webhookMaxInFlight).to.equal(32);
+    expect(config.webhookMaxInFlightPerCompany).to.equal(4);
   });
 
   it('reads WEBHOOK_ALLOWED_CIDRS as comma-separated IPv4 and IPv6 CIDRs', () => {
@@ -41,5 +42,30 @@ describe('webhook configuration', () => {
         /^WEBHOOK_MAX_IN_FLIGHT must be an integer from 1 to 10000/,
       );
     }
+  });
+
+  it('reads WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY, 4 by default or all places when there are fewer', () => {
+    expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '7' }).webhookMaxInFlightPerCompany).to.equal(7);
+    expect(
+      loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '8', WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '8' }).webhookMaxInFlightPerCompany,
+    ).to.equal(8);
+    expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '2' }).webhookMaxInFlightPerCompany).to.equal(2);
+    for (const bad of ['0', '-1', '10001', '1.5', 'many']) {
+      expect(() => loadConfig({ WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: bad }), bad).to.throw(
+        ConfigError,
+        /^WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must be an integer from 1 to 10000/,
+      );
+    }
+  });
+
+  it('refuses a WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY above WEBHOOK_MAX_IN_FLIGHT, naming both', () => {
+    expect(() => loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '8', WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '9' })).to.throw(
+      ConfigError,
+      'WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must be at most WEBHOOK_MAX_IN_FLIGHT (8), got "9": a company\'s share is part of the process\'s places',
+    );
+    expect(() => loadConfig({ WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '33' })).to.throw(
+      ConfigError,
+      /^WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must be at most WEBHOOK_MAX_IN_FLIGHT \(32\)/,
+    );
   });
 });

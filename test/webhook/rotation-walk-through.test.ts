@@ -81,7 +81,13 @@ describe('the README walk-through: rotating a secret with npm run admin and npm 
     receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
     const port = receiver.port;
     const ca = await readFile(path.join(ROOT, '.data/webhook-receiver/cert.pem'), 'utf8');
-    const notifier = createNotifier({ allowedCidrs: ['127.0.0.1/32'], timeoutMs: 10_000, ca: [ca], maxInFlight: 32 });
+    const notifier = createNotifier({
+      allowedCidrs: ['127.0.0.1/32'],
+      timeoutMs: 10_000,
+      ca: [ca],
+      maxInFlight: 32,
+      maxInFlightPerCompany: 4,
+    });
     service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
     const env = {
       ...process.env,
