@@ -227,16 +227,20 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   );
 }
 
+/** A statement cut off by statement_timeout: the database answers, it was this statement that was slow. */
+const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
+
 /**
- * Runs a batch; when its statement fails for anything but the database being unavailable (one write
- * the database refuses, a deadlock with another process), each write runs again alone, so that one
- * write's fault is never another's.
+ * Runs a batch; when its statement fails for anything but the database being unreachable (one write
+ * the database refuses, a deadlock with another process, a statement timeout: one write waiting on a
+ * row lock holds the whole statement), each write runs again alone, so that one write's fault is never
+ * another's.
  */
 async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   try {
     return await upsert(db, writes);
   } catch (err) {
-    if (writes.length === 1 || isDatabaseUnavailable(err)) throw err;
+    if (writes.length === 1 || (isDatabaseUnavailable(err) && !isStatementTimeout(err))) throw err;
     return Promise.all(
       writes.map((write) =>
         upsert(db, [write]).then(
@@ -249,24 +253,32 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
 }
 
 /**
- * Creates and updates of reports, gathered into batches (db/batcher.ts): with no batch in the
- * database a write leaves at once, alone; while batchesInFlight are, the writes that arrive
- * wait and leave together, one statement and one commit for all of them. Writes of one company's
- * restId never share a batch, and keep their order. A write waits for its turn no longer than a
- * request waits for a connection (then 503, nothing written), and not at all once a batch found the
- * database unreachable: the writes waiting fail with it, as each would after a wait of its own.
+ * Creates and updates of reports, gathered into batches per company (db/batcher.ts): with no batch
+ * of its company in the database a write leaves at once, alone; while one is, the company's writes
+ * that arrive wait and leave together, one statement and one commit for all of them. A company has
+ * one batch in flight at a time (the measured best for a single company, see README Performance),
+ * and its batches never hold another company's writes, so a write waiting on a row lock holds back
+ * only its own company; companies' batches run at once up to batchesInFlight, taking turns. Writes
+ * of one company's restId never share a batch, and keep their order. A write waits for its turn no
+ * longer than a request waits for a connection (then 503, nothing written), and not at all once a
+ * batch found the database unreachable: the writes waiting fail with it, as each would after a wait
+ * of its own.
  */
 export class ReportWriter {
   private readonly batcher: Batcher<Write, Written>;
 
   /**
-   * batchesInFlight: statements in the database at once (default 1, per process: measured
-   * best, see README Performance); waitMillis: how long
-   * a write may wait for its turn (default: the pool's connection timeout).
+   * batchesInFlight: statements in the database at once, all companies together (default: the pool's
+   * size less two, so that reads and the application's calls still find a connection; 1 on anything
+   * but a pool); waitMillis: how long a write may wait for its turn (default: the pool's connection
+   * timeout).
    */
   constructor(
     db: Queryable,
-    { batchesInFlight = 1, waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000 } = {},
+    {
+      batchesInFlight = defaultBatchesInFlight(db),
+      waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000,
+    } = {},
   ) {
     this.batcher = new Batcher<Write, Written>({
       run: (writes) => upsertBatch(db, writes),
@@ -274,9 +286,10 @@ export class ReportWriter {
       maxItems: WRITE_BATCH_ITEMS,
       maxBytes: WRITE_BATCH_BYTES,
       size: (write) => write.json.length,
-      key: (write) => (write.restId === undefined ? undefined : `${write.origin.companyId} ${write.restId}`),
+      group: (write) => write.origin.companyId,
+      key: (write) => write.restId,
       // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
-      failsWaiting: (err) => isDatabaseUnavailable(err) && (err as { code?: unknown }).code !== '57014',
+      failsWaiting: (err) => isDatabaseUnavailable(err) && !isStatementTimeout(err),
       waitMillis,
       tooLong: () => unavailable('database unavailable'),
     });
@@ -290,12 +303,19 @@ export class ReportWriter {
   /**
    * Creates a report, or merges the input into the company's report with the same restId.
    * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
-   * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
-   * or one whose publish is delivering its webhook (what the receiver gets is what is published).
+   * Throws 400 (nothing written) for unknown inspectors, bad invoice items or a key revoked before the
+   * write could commit, 409 for a published report or one whose publish is delivering its webhook
+   * (what the receiver gets is what is published).
    */
   createOrUpdate(origin: Origin, input: ReportInput): Promise<Written> {
     return this.batcher.submit(toWrite(origin, input));
   }
+}
+
+/** A pool's size less two (reads and the application's calls keep a connection), at least one. */
+function defaultBatchesInFlight(db: Queryable): number {
+  const max = (db as Partial<Pool>).options?.max;
+  return max === undefined ? 1 : Math.max(1, max - 2);
 }
 
 /** Writes in one batch, at most. */
