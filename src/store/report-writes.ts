@@ -31,6 +31,11 @@ export interface Origin {
   companyId: string;
   /** The API integration whose key made the call; undefined for the application. */
   integrationId?: string;
+  /**
+   * The API key that made the call (undefined for the application): the write commits only if the key
+   * still exists then, for it was checked before a body that may take long to arrive.
+   */
+  keyId?: string;
 }
 
 /** How one field of ReportInput is written by a create or update. */
@@ -128,7 +133,7 @@ const INSERTED: Record<string, string> = Object.assign(
 );
 /** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
 const INPUT_TYPES: Record<string, string> = Object.assign(
-  { ord: 'int', company_id: 'uuid', integration_id: 'uuid' },
+  { ord: 'int', company_id: 'uuid', integration_id: 'uuid', key_id: 'uuid' },
   ...FIELDS.map(([, write, flag]) => ({
     ...write.types,
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
@@ -146,7 +151,9 @@ const UPDATED = FIELDS.flatMap(([, write, flag]) =>
  * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
  * whole, each write decided on its own: match its inspectors; write its report only if all of them
  * are users (and, on a restId conflict, only if it is neither published nor being published),
- * replacing each column whose field's replace flag is set. The input is one JSON array of rows
+ * replacing each column whose field's replace flag is set, and only while the API key that sent it
+ * exists (`k`, locked until the commit: a revocation waits for it, or was committed before and the
+ * write writes nothing). The input is one JSON array of rows
  * (`i`, in order `ord`); the answer is one row per input row. Writes take their rows' locks in the
  * order of (company, restId), so two batches never wait on each other in a cycle. A batch never holds
  * two writes of one restId (ON CONFLICT cannot touch a row twice): ReportWriter keeps them apart.
@@ -157,6 +164,17 @@ const UPSERT = `
       FROM jsonb_to_recordset($1::jsonb) AS i(${Object.entries(INPUT_TYPES)
         .map(([name, type]) => `${name} ${type}`)
         .join(', ')})
+  ), k AS (
+    -- FOR KEY SHARE: a revocation (DELETE) waits for this commit, yet recording a key's use (an UPDATE
+    -- of another column) does not; a key deleted meanwhile is not found. In primary-key order, the
+    -- order a revocation of several keys by that index takes them in (any other cycle PostgreSQL ends
+    -- as a deadlock, and the batch's writes then run again alone).
+    SELECT a.company_id, a.id FROM api_keys a
+     WHERE (a.company_id, a.id) IN (SELECT i.company_id, i.key_id FROM i)
+     ORDER BY a.company_id, a.id
+       FOR KEY SHARE
+  ), keyed AS (
+    SELECT i.ord FROM i WHERE i.key_id IS NULL OR (i.company_id, i.key_id) IN (SELECT company_id, id FROM k)
   ), wanted AS (
     SELECT i.ord, w.email, w.n FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
   ), found AS (
@@ -168,6 +186,7 @@ const UPSERT = `
     SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
       FROM i
      WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = cardinality(i.inspectors)
+       AND i.ord IN (SELECT ord FROM keyed)
      ORDER BY i.company_id, i.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
        SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
@@ -177,7 +196,7 @@ const UPSERT = `
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, company_id, rest_id, (xmax = 0) AS created
   )
-  SELECT r.id, r.created,
+  SELECT r.id, r.created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
@@ -197,7 +216,11 @@ type Written = { id: string; created: boolean };
 
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
 function toWrite(origin: Origin, input: ReportInput): Write {
-  const row: Record<string, unknown> = { company_id: origin.companyId, integration_id: origin.integrationId ?? null };
+  const row: Record<string, unknown> = {
+    company_id: origin.companyId,
+    integration_id: origin.integrationId ?? null,
+    key_id: origin.keyId ?? null,
+  };
   for (const [field, write, flag] of FIELDS) {
     Object.assign(row, write.params(input[field], origin));
     if (write.replaces !== 'never') row[flag] = write.replaces(input[field], origin);
@@ -207,11 +230,16 @@ function toWrite(origin: Origin, input: ReportInput): Write {
 
 /**
  * Runs writes as one UPSERT: each write's outcome, in order — its report, or why it was refused (400
- * unknown inspectors; 409 published or being published, read only then).
+ * its key revoked, or unknown inspectors; 409 published or being published, read only then).
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
-  const { rows } = await db.query<{ id: string | null; created: boolean | null; unknown: string[] }>({
+  const { rows } = await db.query<{
+    id: string | null;
+    created: boolean | null;
+    authorized: boolean;
+    unknown: string[];
+  }>({
     name: 'report-upsert',
     text: UPSERT,
     values: [input],
@@ -219,6 +247,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
+      if (!row.authorized) throw badRequest('invalid API key');
       if (row.unknown.length > 0)
         throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
       if (row.id === null) throw await refusedUpdate(db, write.origin.companyId, write.restId!);
