@@ -10,15 +10,6 @@ import { isUuid } from './ids.js';
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
 
-/** inspectorEmails as the addresses to match, lower-cased, in order, each once. */
-function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
-  const wanted: string[] = [];
-  for (const email of toList(value)) {
-    if (!wanted.includes(email.toLowerCase())) wanted.push(email.toLowerCase());
-  }
-  return wanted;
-}
-
 function parseInvoiceItems(value: ReportInput['invoiceItems']) {
   return toList(value).map((text, i) => {
     const item = parseInvoiceItem(text);
@@ -117,7 +108,8 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
       inspector_emails: 'ARRAY(SELECT f.email FROM found f WHERE f.ord = i.ord ORDER BY f.n)',
     },
     types: { inspectors: 'text[]' },
-    params: (value) => ({ inspectors: wantedInspectors(value) }),
+    // As sent: PostgreSQL alone folds case (`wanted` in UPSERT), as the users' unique index does.
+    params: (value) => ({ inspectors: toList(value) }),
     replaces: sent,
   },
 };
@@ -176,16 +168,20 @@ const UPSERT = `
   ), keyed AS (
     SELECT i.ord FROM i WHERE i.key_id IS NULL OR (i.company_id, i.key_id) IN (SELECT company_id, id FROM k)
   ), wanted AS (
-    SELECT i.ord, w.email, w.n FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
+    -- Each address once, at its first occurrence, as sent; folded by lower(), as users_company_email_key
+    -- folds (JavaScript's toLowerCase() differs, e.g. for İ): one rule for what "the same address" is.
+    SELECT DISTINCT ON (i.ord, lower(w.email)) i.ord, w.email, w.n
+      FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
+     ORDER BY i.ord, lower(w.email), w.n
   ), found AS (
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
-      JOIN users u ON u.company_id = i.company_id AND lower(u.email) = w.email
+      JOIN users u ON u.company_id = i.company_id AND lower(u.email) = lower(w.email)
   ), r AS (
     INSERT INTO reports (id, ${Object.keys(INSERTED).join(', ')})
     SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
       FROM i
-     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = cardinality(i.inspectors)
+     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
        AND i.ord IN (SELECT ord FROM keyed)
      ORDER BY i.company_id, i.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
