@@ -204,10 +204,7 @@ export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logg
             if (!item) throw new HttpError(400, `invoice item "${text}" must look like "Radon test: $150.00"`);
             return item;
           });
-    const emails =
-      input.inspectorEmails === undefined
-        ? undefined
-        : [...new Set(toList(input.inspectorEmails).map((e) => e.toLowerCase()))];
+    const emails = input.inspectorEmails === undefined ? undefined : toList(input.inspectorEmails);
     const fromRestService = input.fromRestService?.trim();
     const values: Record<string, unknown> = {
       client_names: toList(input.clientNames),
@@ -221,13 +218,20 @@ export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logg
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      let inspectors: { id: string; email: string }[] = [];
+      let inspectors: { id: string | null; email: string }[] = [];
       if (emails && emails.length > 0) {
-        ({ rows: inspectors } = await client.query<{ id: string; email: string }>(
-          'SELECT id, lower(email) AS email FROM users WHERE company_id = $1 AND lower(email) = ANY($2)',
+        // Each address once, at its first occurrence, as sent, folded by PostgreSQL's lower() as the
+        // users' unique index folds: the service's rule (JavaScript's toLowerCase() differs, e.g. for İ).
+        ({ rows: inspectors } = await client.query<{ id: string | null; email: string }>(
+          `SELECT id, email FROM (
+             SELECT DISTINCT ON (lower(w.email)) u.id, w.email, w.n
+               FROM unnest($2::text[]) WITH ORDINALITY AS w(email, n)
+               LEFT JOIN users u ON u.company_id = $1 AND lower(u.email) = lower(w.email)
+              ORDER BY lower(w.email), w.n
+           ) wanted ORDER BY n`,
           [companyId, emails],
         ));
-        const unknown = emails.filter((e) => !inspectors.some((i) => i.email === e));
+        const unknown = inspectors.filter((i) => i.id === null).map((i) => i.email);
         if (unknown.length > 0) {
           throw new HttpError(400, `inspectorEmails are not users of this company: ${unknown.join(', ')}`);
         }
@@ -250,7 +254,7 @@ export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logg
         await client.query(
           `INSERT INTO report_inspectors (report_id, position, user_id)
            SELECT $1, t.ord, t.id FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, ord)`,
-          [report.id, emails.map((e) => inspectors.find((i) => i.email === e)!.id)],
+          [report.id, inspectors.map((i) => i.id)],
         );
       }
       if (items !== undefined) {

@@ -1,22 +1,28 @@
 /**
- * Gathers work that arrives while the database is busy into batches: at most maxInFlight batches run
- * at once, and the items that arrive meanwhile wait in order and leave together in the next batch, so
- * under load one statement (and one commit) serves many items, and with nothing in flight an item
- * leaves at once, alone. Nothing waits longer than waitMillis for its turn.
+ * Gathers work that arrives while the database is busy into batches, per group (a company): a group
+ * has at most one batch in flight, and the items that arrive meanwhile wait in order and leave
+ * together in its next batch, so under load one statement (and one commit) serves many items, and
+ * with nothing in flight an item leaves at once, alone. Groups never share a batch, so one group's
+ * slow statement (a row lock, a timeout) holds back and fails only its own items. Batches of
+ * different groups run at once, at most maxInFlight; groups waiting for a slot take turns (the one
+ * waiting longest first, and a group whose batch ends goes to the back), so a group with a deep
+ * queue never starves another. Nothing waits longer than waitMillis for its turn.
  */
 export interface BatcherOptions<T, R> {
   /** Runs one batch: the outcome of each item, in order (a value, or the error that item fails with). */
   run(items: T[]): Promise<PromiseSettledResult<R>[]>;
-  /** Batches in the database at once. */
+  /** Batches in the database at once, all groups together. */
   maxInFlight: number;
   /** Items in a batch, at most. */
   maxItems: number;
   /** A batch's size in bytes, at most (a single item bigger than that still leaves, alone). */
   maxBytes: number;
   size(item: T): number;
+  /** The group of an item: items of different groups never share a batch. */
+  group(item: T): string;
   /**
-   * Items with the same key (undefined: none) never share a batch nor run at once: the later one waits
-   * until the earlier one's batch is done, so they run in the order they came.
+   * Items of one group with the same key (undefined: none) never share a batch: the later one waits
+   * for a later batch (a group runs one batch at a time), so they run in the order they came.
    */
   key(item: T): string | undefined;
   /**
@@ -38,19 +44,23 @@ interface Waiting<T, R> {
 }
 
 export class Batcher<T, R> {
-  private readonly queue: Waiting<T, R>[] = [];
-  private inFlight = 0;
-  /** The keys of the items in the batches in flight. */
+  /** Each group's items waiting, in order of arrival (only groups with some). */
+  private readonly queues = new Map<string, Waiting<T, R>[]>();
+  /** Groups with items waiting and no batch in flight, in the order they take their turns. */
+  private readonly turns = new Set<string>();
+  /** Groups with a batch in flight. */
   private readonly running = new Set<string>();
+  private count = 0;
 
   constructor(private readonly options: BatcherOptions<T, R>) {}
 
   /** Items waiting for their turn. */
   get waiting(): number {
-    return this.queue.length;
+    return this.count;
   }
 
   submit(item: T): Promise<R> {
+    const group = this.options.group(item);
     return new Promise<R>((resolve, reject) => {
       const waiting: Waiting<T, R> = {
         item,
@@ -58,35 +68,50 @@ export class Batcher<T, R> {
         resolve,
         reject,
         timer: setTimeout(() => {
-          const at = this.queue.indexOf(waiting);
-          if (at === -1) return;
-          this.queue.splice(at, 1);
-          reject(this.options.tooLong());
+          if (this.remove(group, waiting)) reject(this.options.tooLong());
         }, this.options.waitMillis),
       };
-      this.queue.push(waiting);
+      const queue = this.queues.get(group);
+      if (queue) queue.push(waiting);
+      else this.queues.set(group, [waiting]);
+      this.count++;
+      if (!this.running.has(group)) this.turns.add(group);
       this.pump();
     });
   }
 
+  /** Takes an item that waited too long out of its queue; false if it already left. */
+  private remove(group: string, waiting: Waiting<T, R>): boolean {
+    const queue = this.queues.get(group);
+    const at = queue?.indexOf(waiting) ?? -1;
+    if (at === -1) return false;
+    queue!.splice(at, 1);
+    this.count--;
+    if (queue!.length === 0) {
+      this.queues.delete(group);
+      this.turns.delete(group);
+    }
+    return true;
+  }
+
   private pump(): void {
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      const batch = this.take();
-      // Everything waiting is behind a write of its key still in flight: its end pumps again.
-      if (batch.length === 0) return;
-      void this.send(batch);
+    for (const group of this.turns) {
+      if (this.running.size >= this.options.maxInFlight) return;
+      this.turns.delete(group);
+      void this.send(group, this.take(group));
     }
   }
 
-  /** The next batch: the waiting items in order, skipping those whose key is taken, within the budgets. */
-  private take(): Waiting<T, R>[] {
+  /** A group's next batch: its waiting items in order, skipping those whose key is taken, within the budgets. */
+  private take(group: string): Waiting<T, R>[] {
     const { maxItems, maxBytes, key } = this.options;
+    const queue = this.queues.get(group)!;
     const batch: Waiting<T, R>[] = [];
-    /** Keys running, taken or passed over: an item waits behind an earlier one with its key, whatever kept that back. */
-    const keys = new Set<string>(this.running);
+    /** Keys taken or passed over: an item waits behind an earlier one with its key, whatever kept that back. */
+    const keys = new Set<string>();
     let bytes = 0;
-    for (let i = 0; i < this.queue.length && batch.length < maxItems;) {
-      const waiting = this.queue[i]!;
+    for (let i = 0; i < queue.length && batch.length < maxItems;) {
+      const waiting = queue[i]!;
       const k = key(waiting.item);
       const taken = k !== undefined && keys.has(k);
       if (k !== undefined) keys.add(k);
@@ -96,16 +121,16 @@ export class Batcher<T, R> {
       }
       bytes += waiting.bytes;
       batch.push(waiting);
-      this.queue.splice(i, 1);
+      queue.splice(i, 1);
       clearTimeout(waiting.timer);
     }
+    this.count -= batch.length;
+    if (queue.length === 0) this.queues.delete(group);
     return batch;
   }
 
-  private async send(batch: Waiting<T, R>[]): Promise<void> {
-    const keys = batch.map((w) => this.options.key(w.item)).filter((k) => k !== undefined);
-    for (const k of keys) this.running.add(k);
-    this.inFlight++;
+  private async send(group: string, batch: Waiting<T, R>[]): Promise<void> {
+    this.running.add(group);
     try {
       const outcomes = await this.options.run(batch.map((w) => w.item));
       batch.forEach((waiting, i) => {
@@ -115,16 +140,25 @@ export class Batcher<T, R> {
       });
     } catch (err) {
       for (const waiting of batch) waiting.reject(err);
-      if (this.options.failsWaiting(err)) {
-        for (const waiting of this.queue.splice(0)) {
-          clearTimeout(waiting.timer);
-          waiting.reject(err);
-        }
-      }
+      if (this.options.failsWaiting(err)) this.failAll(err);
     } finally {
-      for (const k of keys) this.running.delete(k);
-      this.inFlight--;
+      this.running.delete(group);
+      // Its next batch queues behind the groups that waited meanwhile.
+      if (this.queues.has(group)) this.turns.add(group);
       this.pump();
     }
+  }
+
+  /** Fails every item waiting, of every group: the database cannot be reached. */
+  private failAll(err: unknown): void {
+    for (const queue of this.queues.values()) {
+      for (const waiting of queue) {
+        clearTimeout(waiting.timer);
+        waiting.reject(err);
+      }
+    }
+    this.queues.clear();
+    this.turns.clear();
+    this.count = 0;
   }
 }

@@ -12,8 +12,8 @@ export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router 
   const router = Router();
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
-    const { companyId, integrationId } = keyPrincipal(req);
-    const { id } = await writes.createOrUpdate({ companyId, integrationId }, req.body as ReportInput);
+    const { companyId, integrationId, keyId } = keyPrincipal(req);
+    const { id } = await writes.createOrUpdate({ companyId, integrationId, keyId }, req.body as ReportInput);
     res.json({ result: 'ok', id });
   });
 

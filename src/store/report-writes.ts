@@ -10,15 +10,6 @@ import { isUuid } from './ids.js';
 
 export const DEFAULT_FROM_REST_SERVICE = 'REST API';
 
-/** inspectorEmails as the addresses to match, lower-cased, in order, each once. */
-function wantedInspectors(value: ReportInput['inspectorEmails']): string[] {
-  const wanted: string[] = [];
-  for (const email of toList(value)) {
-    if (!wanted.includes(email.toLowerCase())) wanted.push(email.toLowerCase());
-  }
-  return wanted;
-}
-
 function parseInvoiceItems(value: ReportInput['invoiceItems']) {
   return toList(value).map((text, i) => {
     const item = parseInvoiceItem(text);
@@ -31,6 +22,11 @@ export interface Origin {
   companyId: string;
   /** The API integration whose key made the call; undefined for the application. */
   integrationId?: string;
+  /**
+   * The API key that made the call (undefined for the application): the write commits only if the key
+   * still exists then, for it was checked before a body that may take long to arrive.
+   */
+  keyId?: string;
 }
 
 /** How one field of ReportInput is written by a create or update. */
@@ -112,7 +108,8 @@ const WRITES: { [F in keyof ReportInput]-?: FieldWrite<ReportInput[F]> } = {
       inspector_emails: 'ARRAY(SELECT f.email FROM found f WHERE f.ord = i.ord ORDER BY f.n)',
     },
     types: { inspectors: 'text[]' },
-    params: (value) => ({ inspectors: wantedInspectors(value) }),
+    // As sent: PostgreSQL alone folds case (`wanted` in UPSERT), as the users' unique index does.
+    params: (value) => ({ inspectors: toList(value) }),
     replaces: sent,
   },
 };
@@ -128,7 +125,7 @@ const INSERTED: Record<string, string> = Object.assign(
 );
 /** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
 const INPUT_TYPES: Record<string, string> = Object.assign(
-  { ord: 'int', company_id: 'uuid', integration_id: 'uuid' },
+  { ord: 'int', company_id: 'uuid', integration_id: 'uuid', key_id: 'uuid' },
   ...FIELDS.map(([, write, flag]) => ({
     ...write.types,
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
@@ -146,7 +143,9 @@ const UPDATED = FIELDS.flatMap(([, write, flag]) =>
  * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
  * whole, each write decided on its own: match its inspectors; write its report only if all of them
  * are users (and, on a restId conflict, only if it is neither published nor being published),
- * replacing each column whose field's replace flag is set. The input is one JSON array of rows
+ * replacing each column whose field's replace flag is set, and only while the API key that sent it
+ * exists (`k`, locked until the commit: a revocation waits for it, or was committed before and the
+ * write writes nothing). The input is one JSON array of rows
  * (`i`, in order `ord`); the answer is one row per input row. Writes take their rows' locks in the
  * order of (company, restId), so two batches never wait on each other in a cycle. A batch never holds
  * two writes of one restId (ON CONFLICT cannot touch a row twice): ReportWriter keeps them apart.
@@ -157,17 +156,33 @@ const UPSERT = `
       FROM jsonb_to_recordset($1::jsonb) AS i(${Object.entries(INPUT_TYPES)
         .map(([name, type]) => `${name} ${type}`)
         .join(', ')})
+  ), k AS (
+    -- FOR KEY SHARE: a revocation (DELETE) waits for this commit, yet recording a key's use (an UPDATE
+    -- of another column) does not; a key deleted meanwhile is not found. In primary-key order, the
+    -- order a revocation of several keys by that index takes them in (any other cycle PostgreSQL ends
+    -- as a deadlock, and the batch's writes then run again alone).
+    SELECT a.company_id, a.id FROM api_keys a
+     WHERE (a.company_id, a.id) IN (SELECT i.company_id, i.key_id FROM i)
+     ORDER BY a.company_id, a.id
+       FOR KEY SHARE
+  ), keyed AS (
+    SELECT i.ord FROM i WHERE i.key_id IS NULL OR (i.company_id, i.key_id) IN (SELECT company_id, id FROM k)
   ), wanted AS (
-    SELECT i.ord, w.email, w.n FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
+    -- Each address once, at its first occurrence, as sent; folded by lower(), as users_company_email_key
+    -- folds (JavaScript's toLowerCase() differs, e.g. for İ): one rule for what "the same address" is.
+    SELECT DISTINCT ON (i.ord, lower(w.email)) i.ord, w.email, w.n
+      FROM i, unnest(i.inspectors) WITH ORDINALITY AS w(email, n)
+     ORDER BY i.ord, lower(w.email), w.n
   ), found AS (
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
-      JOIN users u ON u.company_id = i.company_id AND lower(u.email) = w.email
+      JOIN users u ON u.company_id = i.company_id AND lower(u.email) = lower(w.email)
   ), r AS (
     INSERT INTO reports (id, ${Object.keys(INSERTED).join(', ')})
     SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
       FROM i
-     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = cardinality(i.inspectors)
+     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
+       AND i.ord IN (SELECT ord FROM keyed)
      ORDER BY i.company_id, i.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
        SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
@@ -177,7 +192,7 @@ const UPSERT = `
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, company_id, rest_id, (xmax = 0) AS created
   )
-  SELECT r.id, r.created,
+  SELECT r.id, r.created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
@@ -197,7 +212,11 @@ type Written = { id: string; created: boolean };
 
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
 function toWrite(origin: Origin, input: ReportInput): Write {
-  const row: Record<string, unknown> = { company_id: origin.companyId, integration_id: origin.integrationId ?? null };
+  const row: Record<string, unknown> = {
+    company_id: origin.companyId,
+    integration_id: origin.integrationId ?? null,
+    key_id: origin.keyId ?? null,
+  };
   for (const [field, write, flag] of FIELDS) {
     Object.assign(row, write.params(input[field], origin));
     if (write.replaces !== 'never') row[flag] = write.replaces(input[field], origin);
@@ -207,11 +226,16 @@ function toWrite(origin: Origin, input: ReportInput): Write {
 
 /**
  * Runs writes as one UPSERT: each write's outcome, in order — its report, or why it was refused (400
- * unknown inspectors; 409 published or being published, read only then).
+ * its key revoked, or unknown inspectors; 409 published or being published, read only then).
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
-  const { rows } = await db.query<{ id: string | null; created: boolean | null; unknown: string[] }>({
+  const { rows } = await db.query<{
+    id: string | null;
+    created: boolean | null;
+    authorized: boolean;
+    unknown: string[];
+  }>({
     name: 'report-upsert',
     text: UPSERT,
     values: [input],
@@ -219,6 +243,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
+      if (!row.authorized) throw badRequest('invalid API key');
       if (row.unknown.length > 0)
         throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
       if (row.id === null) throw await refusedUpdate(db, write.origin.companyId, write.restId!);
@@ -227,16 +252,20 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   );
 }
 
+/** A statement cut off by statement_timeout: the database answers, it was this statement that was slow. */
+const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
+
 /**
- * Runs a batch; when its statement fails for anything but the database being unavailable (one write
- * the database refuses, a deadlock with another process), each write runs again alone, so that one
- * write's fault is never another's.
+ * Runs a batch; when its statement fails for anything but the database being unreachable (one write
+ * the database refuses, a deadlock with another process, a statement timeout: one write waiting on a
+ * row lock holds the whole statement), each write runs again alone, so that one write's fault is never
+ * another's.
  */
 async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   try {
     return await upsert(db, writes);
   } catch (err) {
-    if (writes.length === 1 || isDatabaseUnavailable(err)) throw err;
+    if (writes.length === 1 || (isDatabaseUnavailable(err) && !isStatementTimeout(err))) throw err;
     return Promise.all(
       writes.map((write) =>
         upsert(db, [write]).then(
@@ -249,24 +278,32 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
 }
 
 /**
- * Creates and updates of reports, gathered into batches (db/batcher.ts): with no batch in the
- * database a write leaves at once, alone; while batchesInFlight are, the writes that arrive
- * wait and leave together, one statement and one commit for all of them. Writes of one company's
- * restId never share a batch, and keep their order. A write waits for its turn no longer than a
- * request waits for a connection (then 503, nothing written), and not at all once a batch found the
- * database unreachable: the writes waiting fail with it, as each would after a wait of its own.
+ * Creates and updates of reports, gathered into batches per company (db/batcher.ts): with no batch
+ * of its company in the database a write leaves at once, alone; while one is, the company's writes
+ * that arrive wait and leave together, one statement and one commit for all of them. A company has
+ * one batch in flight at a time (the measured best for a single company, see README Performance),
+ * and its batches never hold another company's writes, so a write waiting on a row lock holds back
+ * only its own company; companies' batches run at once up to batchesInFlight, taking turns. Writes
+ * of one company's restId never share a batch, and keep their order. A write waits for its turn no
+ * longer than a request waits for a connection (then 503, nothing written), and not at all once a
+ * batch found the database unreachable: the writes waiting fail with it, as each would after a wait
+ * of its own.
  */
 export class ReportWriter {
   private readonly batcher: Batcher<Write, Written>;
 
   /**
-   * batchesInFlight: statements in the database at once (default 1, per process: measured
-   * best, see README Performance); waitMillis: how long
-   * a write may wait for its turn (default: the pool's connection timeout).
+   * batchesInFlight: statements in the database at once, all companies together (default: the pool's
+   * size less two, so that reads and the application's calls still find a connection; 1 on anything
+   * but a pool); waitMillis: how long a write may wait for its turn (default: the pool's connection
+   * timeout).
    */
   constructor(
     db: Queryable,
-    { batchesInFlight = 1, waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000 } = {},
+    {
+      batchesInFlight = defaultBatchesInFlight(db),
+      waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000,
+    } = {},
   ) {
     this.batcher = new Batcher<Write, Written>({
       run: (writes) => upsertBatch(db, writes),
@@ -274,9 +311,10 @@ export class ReportWriter {
       maxItems: WRITE_BATCH_ITEMS,
       maxBytes: WRITE_BATCH_BYTES,
       size: (write) => write.json.length,
-      key: (write) => (write.restId === undefined ? undefined : `${write.origin.companyId} ${write.restId}`),
+      group: (write) => write.origin.companyId,
+      key: (write) => write.restId,
       // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
-      failsWaiting: (err) => isDatabaseUnavailable(err) && (err as { code?: unknown }).code !== '57014',
+      failsWaiting: (err) => isDatabaseUnavailable(err) && !isStatementTimeout(err),
       waitMillis,
       tooLong: () => unavailable('database unavailable'),
     });
@@ -290,12 +328,19 @@ export class ReportWriter {
   /**
    * Creates a report, or merges the input into the company's report with the same restId.
    * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
-   * Throws 400 (nothing written) for unknown inspectors or bad invoice items, 409 for a published report
-   * or one whose publish is delivering its webhook (what the receiver gets is what is published).
+   * Throws 400 (nothing written) for unknown inspectors, bad invoice items or a key revoked before the
+   * write could commit, 409 for a published report or one whose publish is delivering its webhook
+   * (what the receiver gets is what is published).
    */
   createOrUpdate(origin: Origin, input: ReportInput): Promise<Written> {
     return this.batcher.submit(toWrite(origin, input));
   }
+}
+
+/** A pool's size less two (reads and the application's calls keep a connection), at least one. */
+function defaultBatchesInFlight(db: Queryable): number {
+  const max = (db as Partial<Pool>).options?.max;
+  return max === undefined ? 1 : Math.max(1, max - 2);
 }
 
 /** Writes in one batch, at most. */

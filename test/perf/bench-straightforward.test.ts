@@ -18,7 +18,10 @@ describe('bench: the straightforward implementation', () => {
   const ids: string[] = [];
 
   before(async () => {
-    company = await newCompany([{ name: 'Dana Inspector', email: 'dana@straight.example' }]);
+    company = await newCompany([
+      { name: 'Dana Inspector', email: 'dana@straight.example' },
+      { name: 'İlkay Inspector', email: 'İnspector@straight.example' },
+    ]);
     for (const [i, date] of ['2026-03-14', '2026-03-15', '2026-03-14'].entries()) {
       const res = await api()
         .post('/reports/new')
@@ -111,5 +114,32 @@ describe('bench: the straightforward implementation', () => {
     expect(refused.body).to.deep.equal({
       error: 'inspectorEmails are not users of this company: nobody@straight.example',
     });
+  });
+
+  it('matches inspectors as the service does: by the address stored (İ too), a repeat in another case once', async () => {
+    const send = (target: Express | undefined, inspectorEmails: string[]) =>
+      api(target).post('/reports/new').set('X-API-KEY', company.key).send(reportInput({ inspectorEmails }));
+    const inspectorsOf = async (target: Express | undefined) => {
+      const { body } = await send(target, [
+        'İnspector@straight.example',
+        'DANA@straight.example',
+        'dana@Straight.example',
+      ]).expect(200);
+      const read = await api(target)
+        .get(`/reports/${(body as { id: string }).id}`)
+        .set('X-API-KEY', company.key)
+        .expect(200);
+      const { inspectorName, inspectorEmail } = read.body as Record<string, string>;
+      return { inspectorName, inspectorEmail };
+    };
+    const fromService = await inspectorsOf(undefined);
+    expect(fromService).to.deep.equal({
+      inspectorName: 'İlkay Inspector, Dana Inspector',
+      inspectorEmail: 'İnspector@straight.example, dana@straight.example',
+    });
+    expect(await inspectorsOf(straightforward)).to.deep.equal(fromService);
+    const unknown = ['Ghost@straight.example', 'GHOST@straight.example'];
+    const refused = await send(undefined, unknown).expect(400);
+    await send(straightforward, unknown).expect(400, refused.body);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { api, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { APP_TOKEN, api, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 
 /** Creates a report through the API and reads it back. */
 async function createAndGet(company: TestCompany, body: Record<string, unknown>) {
@@ -248,6 +248,27 @@ describe('POST /reports/new: create', () => {
       );
       expect(report.inspectorName).to.equal('Dana Inspector, Lee Inspector');
       expect(report.inspectorEmail).to.equal('Dana@Example.com, lee@example.com');
+    });
+
+    it('matches an inspector by exactly the address stored, whatever its letters (İ, capital I with dot above)', async () => {
+      const own = await newCompany();
+      await api()
+        .post(`/internal/companies/${own.companyId}/users`)
+        .set('Authorization', `Bearer ${APP_TOKEN}`)
+        .send({ name: 'İlkay Inspector', email: 'İnspector@example.com' })
+        .expect(201);
+      const report = await createAndGet(own, reportInput({ inspectorEmails: 'İnspector@example.com' }));
+      expect(report.inspectorName).to.equal('İlkay Inspector');
+      expect(report.inspectorEmail).to.equal('İnspector@example.com');
+    });
+
+    it('lists an unknown address once, as first sent, however its repeats are cased', async () => {
+      const res = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', company.key)
+        .send(reportInput({ inspectorEmails: ['Ghost@Example.com', 'lee@example.com', 'GHOST@example.com'] }))
+        .expect(400);
+      expect(res.body.error).to.equal('inspectorEmails are not users of this company: Ghost@Example.com');
     });
 
     it('refuses addresses that are not users of the company, listing them, and stores nothing', async () => {

@@ -1,12 +1,23 @@
 import { expect } from 'chai';
+import type { Response } from 'supertest';
 import fc from 'fast-check';
 import { createApp } from '../../src/app.js';
-import type { Queryable } from '../../src/db/pool.js';
+import { createPool } from '../../src/db/pool.js';
 import { ReportWriter } from '../../src/store/report-writes.js';
 import { loadSchemaFaker, validReportBody, type Body } from '../contract/support/requests.js';
-import { api, appDeps, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import {
+  api,
+  appDeps,
+  databaseUrl,
+  newCompany,
+  pool,
+  reportInput,
+  unique,
+  type TestCompany,
+} from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
-import { gate, until } from '../support/wait.js';
+import { gatedDatabase } from '../support/gated-writes.js';
+import { until } from '../support/wait.js';
 
 /**
  * Creates and updates in batches (store/report-writes.ts, db/batcher.ts), through HTTP against the
@@ -24,32 +35,12 @@ describe('report writes in batches', () => {
   });
 
   /**
-   * The shared pool behind a gate: every batch statement is recorded (its number of writes), and the
-   * first one is held until open() — the writes sent meanwhile wait for their turn, as under load.
-   */
-  function gatedDatabase() {
-    const sizes: number[] = [];
-    const { opened, open } = gate();
-    const db: Queryable = {
-      query: (async (...args: unknown[]) => {
-        const config = args[0] as { name?: string; values?: string[] };
-        if (config?.name === 'report-upsert') {
-          sizes.push((JSON.parse(config.values![0]!) as unknown[]).length);
-          await opened;
-        }
-        return (pool().query as (...a: unknown[]) => Promise<unknown>)(...args);
-      }) as Queryable['query'],
-    };
-    return { db, sizes, open };
-  }
-
-  /**
    * An app whose writer runs one batch at a time on a gated database: `first` is sent and held in the
    * database, then each of `queued` is sent once the one before waits, then the gate opens. Answers
    * every response, in order.
    */
   async function sendBehindOne(first: Body, queued: Body[], key = company.key) {
-    const { db, sizes, open } = gatedDatabase();
+    const { db, sizes, open } = gatedDatabase(pool());
     const writes = new ReportWriter(db, { batchesInFlight: 1 });
     const target = createApp(appDeps(pool(), { writes }));
     const send = (body: Body) =>
@@ -248,5 +239,130 @@ describe('report writes in batches', () => {
       ),
       { numRuns: 20, endOnFailure: true },
     );
+  });
+});
+
+/**
+ * Companies' writes apart (in this file: its tests hold row locks, which would stall the triggers
+ * created above if the two ran at once in parallel workers) (store/report-writes.ts, db/batcher.ts), through HTTP against the test
+ * database: one company's write waiting on a row lock, or cut off by the statement timeout, neither
+ * holds back nor fails another company's writes, and a company with a deep queue takes turns.
+ */
+describe('report writes: each company apart', () => {
+  let a: TestCompany;
+  let b: TestCompany;
+  before(async () => {
+    [a, b] = await Promise.all([newCompany(), newCompany()]);
+  });
+
+  const send = (target: Parameters<typeof api>[0], company: TestCompany, body: object) =>
+    api(target)
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(body)
+      .then((r) => r);
+
+  const created = async (restId: string) =>
+    (await api().post('/reports/new').set('X-API-KEY', a.key).send(reportInput({ restId })).expect(200)).body as {
+      id: string;
+    };
+
+  const notesOf = async (id: string) =>
+    (await pool().query<{ notes: string }>('SELECT notes FROM reports WHERE id = $1', [id])).rows[0]!.notes;
+
+  it("answers another company's creates while one company's update waits on a row lock", async () => {
+    const restId = unique('locked');
+    const report = await created(restId);
+    // The writer a server has: its default number of batches in flight, from the pool's size.
+    const writes = new ReportWriter(pool());
+    const target = createApp(appDeps(pool(), { writes }));
+    const locker = await holdReportRow(pool(), a.companyId, restId);
+    let update: Promise<Response> | undefined;
+    let next: Promise<Response> | undefined;
+    let updated = false;
+    try {
+      update = send(target, a, reportInput({ restId, notes: 'changed' })).finally(() => (updated = true));
+      expect(await waitUntilBlocked(pool(), locker)).to.equal(true);
+      // A's next write waits its company's turn, behind the update.
+      next = send(target, a, reportInput());
+      await until(() => writes.waiting === 1, "queuing A's next write");
+      const answers = await Promise.all([1, 2, 3].map(() => send(target, b, reportInput())));
+      expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200]);
+      // B was answered while A's update still waits on the lock, and A's next write behind it.
+      expect(updated).to.equal(false);
+      expect(writes.waiting).to.equal(1);
+    } finally {
+      await locker.query('COMMIT');
+      locker.release();
+    }
+    expect((await update).status).to.equal(200);
+    expect((await next).status).to.equal(200);
+    expect(await notesOf(report.id)).to.equal('changed');
+  });
+
+  it("fails only the write whose row is locked when its batch hits the statement timeout: its batch-mate and another company's writes succeed", async () => {
+    const restId = unique('locked');
+    const report = await created(restId);
+    const short = createPool({
+      connectionString: databaseUrl(),
+      connectionTimeoutMillis: 3000,
+      statementTimeoutMillis: 300,
+    });
+    try {
+      const { db, sizes, open } = gatedDatabase(short);
+      const writes = new ReportWriter(db, { batchesInFlight: 4, waitMillis: 3000 });
+      const target = createApp(appDeps(short, { writes }));
+      const locker = await holdReportRow(pool(), a.companyId, restId);
+      try {
+        // A's first write is held at the gate, so A's next two wait and leave together, as one batch.
+        const held = send(target, a, reportInput());
+        await until(() => sizes.length === 1, "holding A's first write");
+        const locked = send(target, a, reportInput({ restId, notes: 'changed' }));
+        await until(() => writes.waiting === 1, "queuing A's update of the locked report");
+        const mate = send(target, a, reportInput({ clientNames: unique('mate') }));
+        await until(() => writes.waiting === 2, "queuing A's create behind it");
+        const others = [send(target, b, reportInput()), send(target, b, reportInput())];
+        // B's first write is held at the gate too, its second waits behind it.
+        await until(() => sizes.length === 2 && writes.waiting === 3, "B's writes in the database and queued");
+        open();
+        const [lockedRes, mateRes] = await Promise.all([locked, mate]);
+        expect(lockedRes.status).to.equal(503);
+        expect(lockedRes.body).to.deep.equal({ error: 'database unavailable' });
+        expect(lockedRes.headers['retry-after']).to.match(/^\d+$/);
+        expect(mateRes.status).to.equal(200);
+        expect((await held).status).to.equal(200);
+        expect((await Promise.all(others)).map((r) => r.status)).to.deep.equal([200, 200]);
+        // The update and its batch-mate left together, then each again alone.
+        expect(sizes.filter((n) => n === 2)).to.have.length(1);
+      } finally {
+        await locker.query('COMMIT');
+        locker.release();
+      }
+    } finally {
+      await short.end();
+    }
+    expect(await notesOf(report.id)).to.equal('');
+  });
+
+  it('takes companies in turns: a deep queue of one company leaves its batch and waits behind another that waited', async () => {
+    const c = await newCompany();
+    const { db, sizes, open } = gatedDatabase(pool());
+    // One batch in flight: every company waits for the same slot.
+    const writes = new ReportWriter(db, { batchesInFlight: 1 });
+    const target = createApp(appDeps(pool(), { writes }));
+    const held = send(target, c, reportInput());
+    await until(() => sizes.length === 1, "holding C's write");
+    const queued = [];
+    for (let i = 0; i < 40; i++) {
+      queued.push(send(target, a, reportInput()));
+      await until(() => writes.waiting === queued.length, `queuing A's write ${i + 1}`);
+    }
+    queued.push(send(target, b, reportInput()));
+    await until(() => writes.waiting === queued.length, "queuing B's write");
+    open();
+    const answers = await Promise.all([held, ...queued]);
+    expect(answers.map((r) => r.status)).to.deep.equal(Array(42).fill(200));
+    // C's write; A's first 32 (a full batch); then B, who waited meanwhile; then the rest of A's.
+    expect(sizes).to.deep.equal([1, 32, 1, 8]);
   });
 });
