@@ -266,15 +266,31 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
     return await upsert(db, writes);
   } catch (err) {
     if (writes.length === 1 || (isDatabaseUnavailable(err) && !isStatementTimeout(err))) throw err;
-    return Promise.all(
-      writes.map((write) =>
-        upsert(db, [write]).then(
-          ([outcome]) => outcome!,
-          (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
-        ),
-      ),
-    );
+    return eachAlone(db, writes);
   }
+}
+
+/**
+ * Writes of a refused batch re-run alone, RERUN_CONNECTIONS at a time: the write at fault (a row lock,
+ * a slow statement) holds one connection while the others go on through the rest, and a large batch
+ * never takes the whole pool from the other companies. A batch holds no two writes of one restId, so
+ * their order does not matter.
+ */
+const RERUN_CONNECTIONS = 2;
+
+async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
+  const outcomes: PromiseSettledResult<Written>[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < writes.length; i = next++) {
+      outcomes[i] = await upsert(db, [writes[i]!]).then(
+        ([outcome]) => outcome!,
+        (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RERUN_CONNECTIONS, writes.length) }, worker));
+  return outcomes;
 }
 
 /**

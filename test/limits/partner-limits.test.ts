@@ -79,7 +79,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('answers 429 with Retry-After once the key has used its budget of the minute', async () => {
     const company = await newCompany();
-    const app = newApp({ limits: testLimits(pool(), 3) }).app;
+    const app = newApp({ limits: testLimits(pool(), { perMinute: 3 }) }).app;
     for (const left of [2, 1, 0]) {
       const res = await api(app).get('/auth').set('X-API-KEY', company.key).expect(200);
       expect(ratelimit(res)).to.match(new RegExp(`^"per-key";r=${left};t=\\d+$`));
@@ -94,8 +94,8 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('holds the budget across two processes: each adds the other’s requests at its next sync', async () => {
     const company = await newCompany();
-    const first = testLimits(pool(), 10);
-    const second = testLimits(pool(), 10);
+    const first = testLimits(pool(), { perMinute: 10 });
+    const second = testLimits(pool(), { perMinute: 10 });
     const one = newApp({ limits: first }).app;
     const two = newApp({ limits: second }).app;
     for (let i = 0; i < 6; i++) await api(one).get('/auth').set('X-API-KEY', company.key).expect(200);

@@ -14,6 +14,7 @@ import {
   reportInput,
   unique,
   type TestCompany,
+  testLimits,
 } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import { gatedDatabase } from '../support/gated-writes.js';
@@ -349,7 +350,8 @@ describe('report writes: each company apart', () => {
     const { db, sizes, open } = gatedDatabase(pool());
     // One batch in flight: every company waits for the same slot.
     const writes = new ReportWriter(db, { batchesInFlight: 1 });
-    const target = createApp(appDeps(pool(), { writes }));
+    // A's 40 writes in flight at once: a share of the process that holds them all.
+    const target = createApp(appDeps(pool(), { writes, limits: testLimits(pool(), { perCompany: 64 }) }));
     const held = send(target, c, reportInput());
     await until(() => sizes.length === 1, "holding C's write");
     const queued = [];

@@ -94,11 +94,11 @@ function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps,
  * The partner limits of a test app: a budget no test reaches (so that every answer carries the RateLimit
  * fields and is checked against the document) and shares as in production.
  */
-export function testLimits(db: Pool, perMinute = 1_000_000) {
+export function testLimits(db: Pool, { perMinute = 1_000_000, perCompany = 8 } = {}) {
   const rateLimiter = new RateLimiter({ perMinute, db });
   rateLimiters.push(rateLimiter);
   const admission = new Admission({
-    perCompany: 8,
+    perCompany,
     companyBytes: 8 * 1024 * 1024,
     processBytes: 32 * 1024 * 1024,
     maxWaiting: 256,
