@@ -1,6 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import express from 'express';
+import request, { type Response } from 'supertest';
+import { parse } from 'yaml';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
+import {
+  ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE,
+  errorHandler,
+  HttpError,
+  unavailable,
+} from '../../src/http/errors.js';
+import { headAsGet } from '../../src/http/head-as-get.js';
+import { openApiValidator, SPEC_PATH } from '../../src/http/openapi-validator.js';
+import { requestLogger } from '../../src/http/request-log.js';
+import { createLogger } from '../../src/logger.js';
 import { api, appDeps, newCompany } from '../support/harness.js';
 
 /** An app whose database fails every query with the given error. */
@@ -40,5 +54,70 @@ describe('errors', () => {
       expect(res.headers.allow).to.equal(allow);
       expect(res.body).to.deep.equal({ error: `method ${method.toUpperCase()} is not allowed on ${path}` });
     }
+  });
+});
+
+/** openapi.yaml's bound on ErrorResponse.error. */
+const ERROR_MAX_LENGTH = (
+  parse(readFileSync(SPEC_PATH, 'utf8')) as {
+    components: { schemas: { ErrorResponse: { properties: { error: { maxLength: number } } } } };
+  }
+).components.schemas.ErrorResponse.properties.error.maxLength;
+
+describe('errors: the error path never fails', () => {
+  const logger = createLogger('silent');
+
+  /** The last-resort answer: the declared 500 body as JSON, never cached, with the request id, nothing of the failed error. */
+  function expectLastResort(res: Response) {
+    expect(res.status).to.equal(500);
+    expect(res.headers['content-type']).to.match(/^application\/json/);
+    expect(res.body).to.deep.equal({ error: 'internal server error' });
+    expect(res.headers['cache-control']).to.equal('no-store');
+    expect(res.headers['x-request-id']).to.match(/./);
+    expect(res.headers['retry-after']).to.equal(undefined);
+  }
+
+  it('answers the JSON 500 when sending the error body throws', async () => {
+    const app = express();
+    app.use(requestLogger(logger));
+    app.get('/reports/:reportId', (_req, res) => {
+      res.json = () => {
+        throw new Error('the body was refused');
+      };
+      throw unavailable('database unavailable');
+    });
+    app.use(errorHandler(logger));
+    expectLastResort(await request(app).get('/reports/x'));
+  });
+
+  it('answers the JSON 500 when the response validator refuses the error body', async () => {
+    // A status the operation does not declare: the validator refuses the body whatever it says.
+    const app = express();
+    app.use(requestLogger(logger));
+    app.use(headAsGet(openApiValidator({ validateResponses: true })));
+    app.get('/reports/:reportId', () => {
+      throw new HttpError(418, 'not declared', { 'Retry-After': '1' });
+    });
+    app.use(errorHandler(logger));
+    expectLastResort(await request(app).get('/reports/x').set('X-API-KEY', 'irk_x'));
+  });
+
+  it('cuts a message longer than openapi.yaml allows instead of failing', async () => {
+    const app = express();
+    app.use(requestLogger(logger));
+    app.use(headAsGet(openApiValidator({ validateResponses: true })));
+    app.get('/reports/:reportId', () => {
+      throw new HttpError(404, `report ${'a'.repeat(5000)} not found`);
+    });
+    app.use(errorHandler(logger));
+    const res = await request(app).get('/reports/x').set('X-API-KEY', 'irk_x').expect(404);
+    expect(res.headers['content-type']).to.match(/^application\/json/);
+    expect((res.body as { error: string }).error)
+      .to.have.length(ERROR_MAX_LENGTH)
+      .and.match(/^report a+…$/);
+  });
+
+  it('cuts at the length openapi.yaml declares for error', () => {
+    expect(ERROR_MAX_LENGTH_IN_CODE).to.equal(ERROR_MAX_LENGTH);
   });
 });
