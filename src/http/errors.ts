@@ -50,9 +50,9 @@ function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unk
 
 /** The 404 of each id in a path, the same whether the id is unknown, of another company or malformed. */
 const ID_NOT_FOUND: Record<string, (id: string) => string> = {
-  companyId: (id) => `company ${id} not found`,
-  reportId: (id) => `report ${id} not found`,
-  keyId: (id) => `API key ${id} not found`,
+  companyId: (id) => `company ${quoted(id)} not found`,
+  reportId: (id) => `report ${quoted(id)} not found`,
+  keyId: (id) => `API key ${quoted(id)} not found`,
 };
 
 function decoded(segment: string): string | undefined {
@@ -105,11 +105,11 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
           badRequest(describeValidationErrors(e.errors))
         );
       case 404:
-        return notFound(req ? `no route ${req.method} ${req.path}` : 'not found');
+        return notFound(req ? `no route ${req.method} ${quoted(req.path)}` : 'not found');
       case 405:
         return new HttpError(
           405,
-          req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed',
+          req ? `method ${req.method} is not allowed on ${quoted(req.path)}` : 'method not allowed',
           withHead(e.headers ?? {}),
         );
       case 413:
@@ -182,5 +182,5 @@ export function errorHandler(logger: Logger): [ErrorRequestHandler, ErrorRequest
 }
 
 export const unknownRoute: RequestHandler = (req) => {
-  throw notFound(`no route ${req.method} ${req.path}`);
+  throw notFound(`no route ${req.method} ${quoted(req.path)}`);
 };
