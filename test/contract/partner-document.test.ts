@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { parse } from 'yaml';
@@ -7,7 +8,13 @@ import { createApp } from '../../src/app.js';
 import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
-import { operationsOf, partnerContract, partnerDocument, type OpenApiDocument } from './support/partner-document.js';
+import {
+  operationsOf,
+  PARTNER_DOCUMENT_PATH,
+  partnerContract,
+  partnerDocument,
+  type OpenApiDocument,
+} from './support/partner-document.js';
 
 const full = parse(readFileSync(SPEC_PATH, 'utf8')) as OpenApiDocument;
 
@@ -54,6 +61,17 @@ describe('the published partner document', () => {
       const loaded = parse(yamlRes.text, { version: '1.1' }) as unknown;
       expect(stringsNoLongerStrings(json, loaded), address).to.deep.equal([]);
       expect(loaded, address).to.deep.equal(json);
+    }
+  });
+
+  it('is committed in generated/ as YAML that reads the same to YAML 1.1 loaders, in both OpenAPI versions', () => {
+    for (const name of ['partner-openapi', 'partner-openapi-3.0']) {
+      const file = (ext: string) =>
+        readFileSync(path.join(path.dirname(PARTNER_DOCUMENT_PATH), `${name}.${ext}`), 'utf8');
+      const json = JSON.parse(file('json')) as unknown;
+      const loaded = parse(file('yaml'), { version: '1.1' }) as unknown;
+      expect(stringsNoLongerStrings(json, loaded), name).to.deep.equal([]);
+      expect(loaded, name).to.deep.equal(json);
     }
   });
 
