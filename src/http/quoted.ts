@@ -1,9 +1,10 @@
 /**
- * At most this many characters of caller input in one message: an id, a path, a field name. Enough for
- * any id the service issues (a UUID is 36) and for what a person reads; a path or field name of
- * megabytes would otherwise make a message of megabytes, past what openapi.yaml lets `error` hold.
+ * At most this many characters of caller input in one message: an id, a path, a field name. Enough
+ * for any restId the contract accepts (255) and any id the service issues (a UUID is 36), so those are
+ * quoted whole; a path or field name of megabytes would otherwise make a message of megabytes, past
+ * what openapi.yaml lets `error` hold.
  */
-export const QUOTED_MAX_LENGTH = 128;
+export const QUOTED_MAX_LENGTH = 256;
 
 /**
  * Caller input as a message quotes it: whole when short, else its first `max - 1` characters and `…`.

@@ -12,6 +12,7 @@ import {
   unavailable,
 } from '../../src/http/errors.js';
 import { headAsGet } from '../../src/http/head-as-get.js';
+import { QUOTED_MAX_LENGTH } from '../../src/http/quoted.js';
 import { openApiValidator, SPEC_PATH } from '../../src/http/openapi-validator.js';
 import { requestLogger } from '../../src/http/request-log.js';
 import { createLogger } from '../../src/logger.js';
@@ -72,7 +73,7 @@ function quotedError(res: Response, shape: RegExp): string {
   expect(res.headers['content-type']).to.match(/^application\/json/);
   const message = (res.body as { error: string }).error;
   expect(message.length).to.be.at.most(ERROR_MAX_LENGTH);
-  expect(message.length, message).to.be.below(300);
+  expect(message.length, message).to.be.below(QUOTED_MAX_LENGTH + 50);
   expect(message).to.match(shape);
   return message;
 }
