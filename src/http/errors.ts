@@ -1,6 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { quoted } from './quoted.js';
 import { requestLog } from './request-log.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
@@ -49,9 +50,9 @@ function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unk
 
 /** The 404 of each id in a path, the same whether the id is unknown, of another company or malformed. */
 const ID_NOT_FOUND: Record<string, (id: string) => string> = {
-  companyId: (id) => `company ${id} not found`,
-  reportId: (id) => `report ${id} not found`,
-  keyId: (id) => `API key ${id} not found`,
+  companyId: (id) => `company ${quoted(id)} not found`,
+  reportId: (id) => `report ${quoted(id)} not found`,
+  keyId: (id) => `API key ${quoted(id)} not found`,
 };
 
 function decoded(segment: string): string | undefined {
@@ -104,11 +105,11 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
           badRequest(describeValidationErrors(e.errors))
         );
       case 404:
-        return notFound(req ? `no route ${req.method} ${req.path}` : 'not found');
+        return notFound(req ? `no route ${req.method} ${quoted(req.path)}` : 'not found');
       case 405:
         return new HttpError(
           405,
-          req ? `method ${req.method} is not allowed on ${req.path}` : 'method not allowed',
+          req ? `method ${req.method} is not allowed on ${quoted(req.path)}` : 'method not allowed',
           withHead(e.headers ?? {}),
         );
       case 413:
@@ -122,9 +123,23 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
   return new HttpError(500, 'internal server error');
 }
 
-/** The one place that writes error bodies: always exactly {"error": "..."}. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+/** openapi.yaml's maxLength of ErrorResponse.error (test/routes/errors.test.ts holds the two together). */
+export const ERROR_MAX_LENGTH = 2000;
+
+const LAST_RESORT_BODY = JSON.stringify({ error: 'internal server error' });
+
+/** The headers of the error answer each response attempted: the last resort drops them (they describe that answer). */
+const attemptedHeaders = new WeakMap<Response, string[]>();
+
+/**
+ * The one place that writes error bodies: always exactly {"error": "..."}. Two layers, the second for
+ * when the first fails: whatever goes wrong while answering an error (a throw here, which Express passes
+ * to the next error handler; the response validator refusing the error body, which it passes to the
+ * `next` it was given when the request went through it, and that now leads past this handler) must still
+ * leave as the declared JSON, never as Express's HTML page.
+ */
+export function errorHandler(logger: Logger): [ErrorRequestHandler, ErrorRequestHandler] {
+  const answer: ErrorRequestHandler = (err, req, res, _next) => {
     const httpError = toHttpError(err, req);
     if (httpError.status >= 500) {
       // requestLog(req) carries the request id, so this line pairs with the request's own line.
@@ -135,14 +150,37 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    attemptedHeaders.set(res, Object.keys(httpError.headers));
     // No error is ever cached, wherever it arose: an unmet Expect is refused before noStore runs.
+    // A message is cut rather than refused: one naming input quotes it bounded, but no message may fail.
     res
       .status(httpError.status)
       .set({ 'Cache-Control': 'no-store', ...httpError.headers })
-      .json({ error: httpError.message });
+      .json({ error: quoted(httpError.message, ERROR_MAX_LENGTH) });
   };
+
+  const lastResort: ErrorRequestHandler = (err, req, res, _next) => {
+    (requestLog(req) ?? logger).error(
+      { err, method: req.method, route: routeTemplate(req) },
+      'the error answer failed: answering 500',
+    );
+    try {
+      if (res.headersSent) throw err;
+      for (const name of attemptedHeaders.get(res) ?? []) res.removeHeader(name);
+      // Not res.json, which the response validator wraps: the body every operation declares for 500, as is.
+      res
+        .status(500)
+        .set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' })
+        .send(LAST_RESORT_BODY);
+    } catch {
+      // Headers gone, or the response itself broken: all that is left is to end the exchange.
+      res.destroy();
+    }
+  };
+
+  return [answer, lastResort];
 }
 
 export const unknownRoute: RequestHandler = (req) => {
-  throw notFound(`no route ${req.method} ${req.path}`);
+  throw notFound(`no route ${req.method} ${quoted(req.path)}`);
 };

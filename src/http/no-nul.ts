@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { badRequest } from './errors.js';
+import { quoted } from './quoted.js';
 
 const ILL_FORMED = 'must be well-formed Unicode text (no invalid UTF-8, no lone surrogate such as \\ud800)';
 
@@ -22,7 +23,7 @@ export function findUnstorableText(value: unknown, label = ''): string | undefin
     const [item, at] = next;
     if (typeof item === 'string') {
       const problem = problemOf(item);
-      if (problem) return `${at || 'body'} ${problem}`;
+      if (problem) return `${quoted(at || 'body')} ${problem}`;
     } else if (Array.isArray(item)) {
       // Children pushed last to first, so the first offending field in document order is the one named.
       for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${at}[${i}]`]);
@@ -60,7 +61,7 @@ function findUnstorableQuery(url: string): string | undefined {
     if (name === undefined) return `query parameter names ${ILL_FORMED}`;
     const value = decodeQueryPart(rawValue);
     const problem = problemOf(name) ?? (value === undefined ? ILL_FORMED : problemOf(value));
-    if (problem) return `${name.toWellFormed()} ${problem}`;
+    if (problem) return `${quoted(name.toWellFormed())} ${problem}`;
   }
   return undefined;
 }

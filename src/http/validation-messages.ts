@@ -1,4 +1,5 @@
 import { INVOICE_ITEM_SHAPE } from '../report-fields.js';
+import { quoted } from './quoted.js';
 
 /**
  * Validator errors as one sentence naming the field, as openapi.yaml's 400 examples read: a pure
@@ -42,7 +43,8 @@ function fieldOf(path: string): { name: string; label: string } {
     .split('/')
     .filter(Boolean);
   const name = parts[0] ?? 'body';
-  const label = parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : `${acc}.${p}`), name);
+  // An unknown field's name is the caller's, of any length.
+  const label = quoted(parts.slice(1).reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : `${acc}.${p}`), name));
   return { name, label };
 }
 
@@ -83,9 +85,10 @@ export function describeValidationErrors(items: ValidatorItem[]): string {
   if (keyword === 'additionalProperties') return `unknown field: ${label}`;
   // A property whose schema is `false` is not accepted by that operation (restId on application reports).
   if (keyword === 'false schema') return `unknown field: ${label}`;
-  if (/^Unknown query parameter/.test(message)) return `unknown query parameter: ${message.match(/'(.*)'/)?.[1] ?? ''}`;
+  if (/^Unknown query parameter/.test(message))
+    return `unknown query parameter: ${quoted(message.match(/'(.*)'/)?.[1] ?? '')}`;
   if (/^Empty value found for query parameter/.test(message))
-    return `${message.match(/'(.*)'/)?.[1] ?? 'parameter'} must not be empty`;
+    return `${quoted(message.match(/'(.*)'/)?.[1] ?? 'parameter')} must not be empty`;
   const special = FIELD_MESSAGES[name]?.[keyword];
   if (special) return `${label} ${special}`;
   const anyOfType = items.some((i) => i.path === path && i.errorCode?.startsWith('oneOf'));

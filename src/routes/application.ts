@@ -20,6 +20,7 @@ import type {
 } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { conflict, notFound } from '../http/errors.js';
+import { quoted } from '../http/quoted.js';
 import { publishReport } from '../use-cases/publish-report.js';
 import { createKey, listKeys, revokeIntegration, revokeKey } from '../store/api-keys.js';
 import { addUser, companyExists, createCompany } from '../store/companies.js';
@@ -43,7 +44,8 @@ export function applicationRouter(db: Pool, notifier: Notifier, writes: ReportWr
 
   // Every route below names a company: an unknown or malformed id is 404 before any handler runs.
   router.param('companyId', async (_req, _res, next, companyId: string) => {
-    if (!isUuid(companyId) || !(await companyExists(db, companyId))) throw notFound(`company ${companyId} not found`);
+    if (!isUuid(companyId) || !(await companyExists(db, companyId)))
+      throw notFound(`company ${quoted(companyId)} not found`);
     next();
   });
 
@@ -54,7 +56,7 @@ export function applicationRouter(db: Pool, notifier: Notifier, writes: ReportWr
   router.post(`${COMPANY}/users`, async (req, res: Response<User>) => {
     const { name, email } = req.body as UserInput;
     const user = await addUser(db, req.params.companyId!, name, email);
-    if (!user) throw conflict(`the company already has a user with e-mail ${email}`);
+    if (!user) throw conflict(`the company already has a user with e-mail ${quoted(email)}`);
     res.status(201).json(user);
   });
 
@@ -68,7 +70,7 @@ export function applicationRouter(db: Pool, notifier: Notifier, writes: ReportWr
 
   router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
     if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!)))
-      throw notFound(`API key ${req.params.keyId} not found`);
+      throw notFound(`API key ${quoted(req.params.keyId!)} not found`);
     res.status(204).end();
   });
 
@@ -111,15 +113,15 @@ export function applicationRouter(db: Pool, notifier: Notifier, writes: ReportWr
   router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const status = await startReport(db, companyId, reportId);
-    if (!status) throw notFound(`report ${reportId} not found`);
-    if (status === 'published') throw conflict(`report ${reportId} is published`);
+    if (!status) throw notFound(`report ${quoted(reportId)} not found`);
+    if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
     res.json((await findForCompany(db, companyId, reportId))!);
   });
 
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
-    if (!result) throw notFound(`report ${reportId} not found`);
+    if (!result) throw notFound(`report ${quoted(reportId)} not found`);
     res.json(result);
   });
 

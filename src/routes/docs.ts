@@ -76,7 +76,10 @@ function servedDocument(file: string, publicBaseUrl: string | undefined) {
     let texts = byBaseUrl.get(url);
     if (!texts) {
       const named = { ...document, servers: [{ url, description: 'The service that published this document' }] };
-      texts = { yaml: stringify(named), json: JSON.stringify(named, null, 2) };
+      // Written by YAML 1.1 rules, which quote every string a 1.1 loader (js-yaml's default, PyYAML) would
+      // read as something else: 2026-03-14 as a date, yes/on as true, 1:30 as 90. Quoted, it is a string
+      // to 1.1 and 1.2 loaders alike; no %YAML directive is written, which some tools refuse.
+      texts = { yaml: stringify(named, { version: '1.1' }), json: JSON.stringify(named, null, 2) };
       if (byBaseUrl.size >= MAX_ORIGINS) byBaseUrl.delete(byBaseUrl.keys().next().value!);
       byBaseUrl.set(url, texts);
     }

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { badRequest, notFound } from '../http/errors.js';
+import { quoted } from '../http/quoted.js';
 import { keyPrincipal, requestSince } from '../auth/api-key.js';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import type { ReportWriter } from '../store/report-writes.js';
@@ -37,7 +38,7 @@ export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router 
 
   router.get('/reports/:reportId', async (req, res: Response<Report>) => {
     const report = await reads.find(keyPrincipal(req).companyId, req.params.reportId, requestSince(req));
-    if (!report) throw notFound(`report ${req.params.reportId} not found`);
+    if (!report) throw notFound(`report ${quoted(req.params.reportId!)} not found`);
     res.json(report);
   });
 

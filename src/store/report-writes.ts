@@ -3,6 +3,7 @@ import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { badRequest, conflict, unavailable, type HttpError } from '../http/errors.js';
+import { quoted } from '../http/quoted.js';
 import { INVOICE_ITEM_SHAPE, parseInvoiceItem, toList } from '../report-fields.js';
 import { isUuid } from './ids.js';
 
@@ -245,7 +246,8 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
       const write = writes[ord]!;
       if (!row.authorized) throw badRequest('invalid API key');
       if (row.unknown.length > 0)
-        throw badRequest(`inspectorEmails are not users of this company: ${row.unknown.join(', ')}`);
+        // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
+        throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
       if (row.id === null) throw await refusedUpdate(db, write.origin.companyId, write.restId!);
       return { id: row.id, created: row.created === true };
     }),
@@ -371,8 +373,10 @@ async function refusedUpdate(db: Queryable, companyId: string, restId: string): 
     [companyId, restId],
   );
   return rows[0]?.status === 'published'
-    ? conflict(`report with restId ${restId} is published and can no longer be updated`)
-    : conflict(`report with restId ${restId} is being published (its webhook delivery is in flight): try again later`);
+    ? conflict(`report with restId ${quoted(restId)} is published and can no longer be updated`)
+    : conflict(
+        `report with restId ${quoted(restId)} is being published (its webhook delivery is in flight): try again later`,
+      );
 }
 
 /**

@@ -2,6 +2,7 @@ import type { PublishInput, PublishResult, Report } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
 import { conflict, HttpError, toHttpError } from '../http/errors.js';
+import { quoted } from '../http/quoted.js';
 import { findForCompany } from '../store/reports.js';
 import {
   claimForDelivery,
@@ -89,7 +90,7 @@ async function claim(
       const target = await lockForPublish(db, companyId, reportId);
       if (!target) return undefined;
       if (target.publishInFlight)
-        throw conflict(`report ${reportId} is being published: its webhook delivery is in flight`);
+        throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
       const reason = whyNoWebhook(target, notifyIntegration);
       if (reason) {
         await markPublished(db, companyId, reportId, publishedUrl);
@@ -152,6 +153,8 @@ async function recordOutcome(
   }
   if (attempt.error) throw new HttpError(502, `webhook delivery failed: ${attempt.error}`);
   if (!published)
-    throw conflict(`report ${reportId}: its claim expired during the delivery and another publish has taken it over`);
+    throw conflict(
+      `report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`,
+    );
   return { report, webhook: { outcome: 'sent', deliveryId, status: attempt.httpStatus! } };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { parse } from 'yaml';
@@ -7,13 +8,28 @@ import { createApp } from '../../src/app.js';
 import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';
 import { startLiveServer, type LiveServer } from './support/live-server.js';
-import { operationsOf, partnerContract, partnerDocument, type OpenApiDocument } from './support/partner-document.js';
+import {
+  operationsOf,
+  PARTNER_DOCUMENT_PATH,
+  partnerContract,
+  partnerDocument,
+  type OpenApiDocument,
+} from './support/partner-document.js';
 
 const full = parse(readFileSync(SPEC_PATH, 'utf8')) as OpenApiDocument;
 
 /** Operations of a document that are meant for partners: not x-internal themselves nor on an x-internal path. */
 const publicOperations = (doc: OpenApiDocument) =>
   operationsOf(doc).filter((op) => !op.operation['x-internal'] && !op.pathItem['x-internal']);
+
+/** Where a string of the JSON document is something else in the loaded one, as JSON pointers. */
+function stringsNoLongerStrings(json: unknown, loaded: unknown, at = ''): string[] {
+  if (typeof json === 'string') return typeof loaded === 'string' ? [] : [`${at}: ${String(loaded)}`];
+  if (typeof json !== 'object' || json === null) return [];
+  return Object.entries(json).flatMap(([key, value]) =>
+    stringsNoLongerStrings(value, (loaded as Record<string, unknown> | undefined)?.[key], `${at}/${key}`),
+  );
+}
 
 // The documents and the page are public resources of the service, not operations of the contract, so
 // these requests go through plain supertest rather than the harness's contract-checking api().
@@ -32,6 +48,31 @@ describe('the published partner document', () => {
     const { document } = await served();
     expect({ ...document, servers: partnerDocument.servers }).to.deep.equal(partnerDocument);
     expect(document.servers).to.have.length(1);
+  });
+
+  it('reads the same to YAML 1.1 loaders (js-yaml, PyYAML): dates, yes/no and the like stay strings', async () => {
+    const host = { Host: 'intake.example.test' };
+    for (const address of ['/openapi', '/openapi-3.0']) {
+      const yamlRes = await request(app()).get(`${address}.yaml`).set(host).expect(200);
+      const json = (await request(app()).get(`${address}.json`).set(host).expect(200)).body as unknown;
+      // A %YAML directive would say so to the loader, but some tools refuse a document that starts with one.
+      expect(yamlRes.text).not.to.match(/^%YAML/m);
+      // yaml's YAML 1.1 schema reads what those loaders read: 2026-03-14 as a timestamp, yes and on as true, 1:30 as 90.
+      const loaded = parse(yamlRes.text, { version: '1.1' }) as unknown;
+      expect(stringsNoLongerStrings(json, loaded), address).to.deep.equal([]);
+      expect(loaded, address).to.deep.equal(json);
+    }
+  });
+
+  it('is committed in generated/ as YAML that reads the same to YAML 1.1 loaders, in both OpenAPI versions', () => {
+    for (const name of ['partner-openapi', 'partner-openapi-3.0']) {
+      const file = (ext: string) =>
+        readFileSync(path.join(path.dirname(PARTNER_DOCUMENT_PATH), `${name}.${ext}`), 'utf8');
+      const json = JSON.parse(file('json')) as unknown;
+      const loaded = parse(file('yaml'), { version: '1.1' }) as unknown;
+      expect(stringsNoLongerStrings(json, loaded), name).to.deep.equal([]);
+      expect(loaded, name).to.deep.equal(json);
+    }
   });
 
   it('names the origin it was requested at in servers, so generated clients default to it', async () => {
