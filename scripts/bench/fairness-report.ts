@@ -27,6 +27,8 @@ export interface PhaseRow {
   bNoAnswer: number;
   /** B's statuses by operation, e.g. { publish: { 200: 5 } }. */
   bStatuses: Record<string, Statuses>;
+  /** The distinct 5xx answers B got, as `op status: body`. */
+  bErrors: string[];
   p99Ratio: number | null;
   aStatuses: Statuses;
   peakRssMb: number;
@@ -70,6 +72,9 @@ export function phaseRow(
     b429: steady.samples.filter((s) => s.status === 429).length,
     bNoAnswer: steady.samples.filter((s) => s.status === 0).length,
     bStatuses: byOperation(steady.samples),
+    bErrors: [
+      ...new Set(steady.samples.filter((s) => s.error !== undefined).map((s) => `${s.op} ${s.status}: ${s.error}`)),
+    ],
     p99Ratio: extra.aloneP99Ms ? b.p99Ms / extra.aloneP99Ms : null,
     aStatuses: extra.aStatuses,
     peakRssMb: extra.peakRssMb,

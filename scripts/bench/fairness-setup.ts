@@ -14,6 +14,7 @@ import pg from 'pg';
 import { freePort } from '../../src/ports-and-pids.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
+import { localhostCertificate } from '../localhost-certificate.js';
 import { buildProduction } from '../production-build.js';
 import { onCleanUp, startBenchDatabase, startChild, waitUntilUp } from './lifecycle.js';
 import { maximalInspectors, maximalReportBody } from './maximal-report.js';
@@ -36,13 +37,15 @@ export interface Stage {
 }
 
 async function startReceivers(dir: string): Promise<{ slow: HttpsReceiver; fast: HttpsReceiver; caFile: string }> {
-  const slow = await HttpsReceiver.start();
+  // One certificate for both: two self-signed ones with the same name (localhost) cannot both be trusted.
+  const certificate = await localhostCertificate();
+  const slow = await HttpsReceiver.start(certificate);
   onCleanUp(() => slow.stop());
-  const fast = await HttpsReceiver.start();
+  const fast = await HttpsReceiver.start(certificate);
   onCleanUp(() => fast.stop());
   slow.on('/a', { status: 204, waitFor: () => sleep(SLOW_RECEIVER_MS) });
   const caFile = path.join(dir, 'receivers-ca.pem');
-  await writeFile(caFile, `${slow.ca}\n${fast.ca}\n`);
+  await writeFile(caFile, certificate.cert);
   return { slow, fast, caFile };
 }
 

@@ -129,6 +129,7 @@ function printReport(rows: PhaseRow[], load: { before: number[]; after: number[]
     );
     console.log(`B's application API calls under ${r.flood}: ${calls.join('; ')}`);
   }
+  for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
   console.log(
     `every ratio within ${MAX_RATIO}×, no 5xx for B: ${result.met ? 'met' : 'missed'}` +
       ` (ratios ${result.ratiosMet ? 'met' : 'missed'}, 5xx ${result.no5xx ? 'none' : 'some'})`,

@@ -34,6 +34,8 @@ export interface Sample {
   /** Milliseconds from sending to the end of the answer's body. */
   ms: number;
   status: number;
+  /** The body of a 5xx answer (its first 300 characters). */
+  error?: string;
 }
 
 export interface SteadyResult {
@@ -48,8 +50,9 @@ async function timed(op: Sample['op'], url: string, init: RequestInit): Promise<
   const start = performance.now();
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    await res.arrayBuffer();
-    return { op, ms: performance.now() - start, status: res.status };
+    const body = await res.text();
+    const sample: Sample = { op, ms: performance.now() - start, status: res.status };
+    return res.status >= 500 ? { ...sample, error: body.slice(0, 300) } : sample;
   } catch {
     return { op, ms: performance.now() - start, status: 0 };
   }
