@@ -20,24 +20,29 @@
  * WEB_CONCURRENCY; 1: not); VALIDATE_RESPONSES and DATABASE_POOL_MAX are passed to the service.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
-import { runMigrations } from '../src/db/migrate.js';
 import { freePort } from '../src/ports-and-pids.js';
 import { createStraightforwardSchema } from './bench-straightforward/schema.js';
 import { benchReport, seedCompany } from './bench-seed.js';
+import {
+  cleanUp,
+  cleanUpOnSignals,
+  formatTable,
+  memory,
+  ROOT,
+  startBenchDatabase,
+  startChild,
+  stopChild,
+  waitUntilUp,
+} from './bench/lifecycle.js';
 import { measureWriteShapes } from './bench-write-shapes.js';
 import { buildProduction } from './production-build.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 8);
 const WARMUP = Number(env.BENCH_WARMUP ?? 2);
@@ -51,68 +56,10 @@ const ONLY = env.BENCH_ONLY?.split(',')
   .filter(Boolean);
 
 // ---------------------------------------------------------------------------------------------
-// Processes and clean-up: everything started here is stopped on exit, error and Ctrl-C.
+// Processes and clean-up (scripts/bench/lifecycle.ts): everything started here is stopped on exit,
+// error and Ctrl-C.
 
-const children = new Set<ChildProcess>();
-let database: EmbeddedDatabase | undefined;
-let tempDir: string | undefined;
-
-async function cleanUp(): Promise<void> {
-  await Promise.all([...children].map(stopChild));
-  await database?.stop().catch(() => undefined);
-  database = undefined;
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-  tempDir = undefined;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-}
-process.once('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-
-function startChild(name: string, args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...childEnv },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.add(child);
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await fetch(url, { headers });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not answer within 60 s`);
-}
-
-/** Resident set size of a process in MB: the current one and the peak (high-water mark). */
-function memory(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-}
+cleanUpOnSignals();
 
 /** Resident set size of a process and its children (the workers) in MB. */
 function treeRss(parent: number): number {
@@ -234,13 +181,6 @@ function reportBody(restId: string, inspectorEmail: string): string {
 /** CPU time per request in microseconds: steadier than requests/s on a machine shared with other work. */
 const perRequest = (cpuPct: number, rps: number) => (rps > 0 ? ((cpuPct / 100 / rps) * 1e6).toFixed(0) : '');
 
-function formatTable(header: string[], lines: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
-}
-
 function table(rows: Row[]): string {
   const header = [
     'case',
@@ -289,11 +229,7 @@ const RSS_BUDGET_MB = 150;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  tempDir = await mkdtemp(path.join(os.tmpdir(), 'intake-bench-pg-'));
-  await chmod(tempDir, 0o755); // the cluster runs as OS user "postgres" when the bench runs as root
-  console.log(`starting PostgreSQL in ${tempDir}`);
-  database = await startEmbeddedPostgres(path.join(tempDir, 'pg'));
-  await runMigrations(database.url);
+  const { database, dir: tempDir } = await startBenchDatabase('intake-bench-pg-');
 
   const seeder = new pg.Client({ connectionString: database.url });
   await seeder.connect();

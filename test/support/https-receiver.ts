@@ -34,8 +34,9 @@ export class HttpsReceiver {
     readonly ca: string,
   ) {}
 
-  static async start(): Promise<HttpsReceiver> {
-    const { key, cert } = await localhostCertificate();
+  /** Listens with `certificate`, or one made for it (two receivers trusted together need the same one: both are named localhost). */
+  static async start(certificate?: { key: string; cert: string }): Promise<HttpsReceiver> {
+    const { key, cert } = certificate ?? (await localhostCertificate());
     const server = createServer({ key, cert });
     const receiver = new HttpsReceiver(server, cert);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));

@@ -1,0 +1,137 @@
+/**
+ * The stage of `npm run bench:fairness`: a fresh PostgreSQL, two local HTTPS webhook receivers (one
+ * answering after 8 s, one at once), the production build of the service trusting and allowed to
+ * reach them, and the companies: B (a few ordinary reports, its webhook on the fast receiver, one
+ * report created through the API to publish), A (1,000 ordinary reports, its webhook on the slow
+ * receiver) and A's second company "A max" (50 inspectors and 40 reports of the maximal size the
+ * contract allows, see maximal-report.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { freePort } from '../../src/ports-and-pids.js';
+import { HttpsReceiver } from '../../test/support/https-receiver.js';
+import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
+import { localhostCertificate } from '../localhost-certificate.js';
+import { buildProduction } from '../production-build.js';
+import { onCleanUp, startBenchDatabase, startChild, waitUntilUp } from './lifecycle.js';
+import { maximalInspectors, maximalReportBody } from './maximal-report.js';
+
+export const SLOW_RECEIVER_MS = 8_000;
+const MAXIMAL_REPORTS = 40;
+
+export interface Stage {
+  baseUrl: string;
+  appToken: string;
+  servicePid: number;
+  databaseUrl: string;
+  /** A: 1,000 ordinary reports (restIds seed-1 … seed-1000), its webhook answering after 8 s. */
+  a: SeededCompany;
+  /** A's second company: 40 maximal reports, and the 50 inspectors a maximal report names. */
+  aMax: SeededCompany & { inspectorEmails: string[] };
+  /** B: its report ids, and one report created through the API (so that publishing it notifies). */
+  b: SeededCompany & { ids: string[]; publishReportId: string };
+  receivers: { slow: HttpsReceiver; fast: HttpsReceiver };
+}
+
+async function startReceivers(dir: string): Promise<{ slow: HttpsReceiver; fast: HttpsReceiver; caFile: string }> {
+  // One certificate for both: two self-signed ones with the same name (localhost) cannot both be trusted.
+  const certificate = await localhostCertificate();
+  const slow = await HttpsReceiver.start(certificate);
+  onCleanUp(() => slow.stop());
+  const fast = await HttpsReceiver.start(certificate);
+  onCleanUp(() => fast.stop());
+  slow.on('/a', { status: 204, waitFor: () => sleep(SLOW_RECEIVER_MS) });
+  const caFile = path.join(dir, 'receivers-ca.pem');
+  await writeFile(caFile, certificate.cert);
+  return { slow, fast, caFile };
+}
+
+/** A call to the service's application API; throws unless it answers 2xx. */
+async function appCall(stage: Pick<Stage, 'baseUrl' | 'appToken'>, method: string, route: string, body?: unknown) {
+  const res = await fetch(`${stage.baseUrl}/internal${route}`, {
+    method,
+    headers: { authorization: `Bearer ${stage.appToken}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} /internal${route}: ${res.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : {}) as Record<string, string>;
+}
+
+/** A partner create; throws unless it answers 200; answers the report's id. */
+export async function createReport(baseUrl: string, key: string, body: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/reports/new`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST /reports/new: ${res.status} ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+/** A's second company through the application API: 50 inspectors, a key, 40 maximal reports. */
+async function createMaximalCompany(stage: Pick<Stage, 'baseUrl' | 'appToken'>): Promise<Stage['aMax']> {
+  const company = await appCall(stage, 'POST', '/companies', { name: 'A max' });
+  const inspectors = maximalInspectors();
+  for (const inspector of inspectors) await appCall(stage, 'POST', `/companies/${company.id}/users`, inspector);
+  const { key } = await appCall(stage, 'POST', `/companies/${company.id}/api-keys`);
+  const inspectorEmails = inspectors.map((i) => i.email);
+  for (let i = 1; i <= MAXIMAL_REPORTS; i++) {
+    await createReport(stage.baseUrl, key!, maximalReportBody(`max-${i}`, inspectorEmails));
+  }
+  return { companyId: company.id!, key: key!, inspectorEmail: inspectorEmails[0]!, inspectorEmails };
+}
+
+async function seed(databaseUrl: string): Promise<{ a: SeededCompany; b: SeededCompany }> {
+  const seeder = new pg.Client({ connectionString: databaseUrl });
+  await seeder.connect();
+  try {
+    const a = await seedCompany(seeder, 'A', 1_000);
+    const b = await seedCompany(seeder, 'B', 20);
+    await seeder.query('VACUUM ANALYZE');
+    return { a, b };
+  } finally {
+    await seeder.end();
+  }
+}
+
+async function startService(databaseUrl: string, appToken: string, caFile: string) {
+  const port = await freePort();
+  const service = startChild('service', buildProduction(), {
+    DATABASE_URL: databaseUrl,
+    APP_TOKEN: appToken,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    NODE_EXTRA_CA_CERTS: caFile,
+  });
+  return { baseUrl: `http://127.0.0.1:${port}`, servicePid: service.pid! };
+}
+
+/** B's report ids, its webhook on the fast receiver and a report of its own created through the API. */
+async function prepareB(stage: Omit<Stage, 'b' | 'aMax'>, b: SeededCompany): Promise<Stage['b']> {
+  const res = await fetch(`${stage.baseUrl}/reports?limit=20`, { headers: { 'x-api-key': b.key } });
+  const ids = ((await res.json()) as { id: string }[]).map((r) => r.id);
+  await appCall(stage, 'PUT', `/companies/${b.companyId}/webhook`, { url: stage.receivers.fast.url('/b') });
+  const body = JSON.stringify(benchReport('b-to-publish', b.inspectorEmail));
+  return { ...b, ids, publishReportId: await createReport(stage.baseUrl, b.key, body) };
+}
+
+export async function setUpStage(): Promise<Stage> {
+  const { database, dir } = await startBenchDatabase('intake-fairness-pg-');
+  const { a, b } = await seed(database.url);
+  const { slow, fast, caFile } = await startReceivers(dir);
+  const appToken = `iat_${randomBytes(32).toString('base64url')}`;
+  const { baseUrl, servicePid } = await startService(database.url, appToken, caFile);
+  await waitUntilUp(`${baseUrl}/auth`, { 'x-api-key': a.key });
+  const stage = { baseUrl, appToken, servicePid, databaseUrl: database.url, a, receivers: { slow, fast } };
+  await appCall(stage, 'PUT', `/companies/${a.companyId}/webhook`, { url: slow.url('/a') });
+  console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);
+  const aMax = await createMaximalCompany(stage);
+  return { ...stage, aMax, b: await prepareB(stage, b) };
+}

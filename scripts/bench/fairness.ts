@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:fairness`: does one company's flood take the service from another (issue 20)?
+ *
+ * Starts a fresh embedded PostgreSQL and the production build of the service (one process), with
+ * companies A and B (fairness-setup.ts). Company B sends a steady 20 requests a second, open-loop
+ * (steady-client.ts, a process of its own), alone first, then under each of company A's floods
+ * (fairness-floods.ts) in turn, each for the same time; the service's RSS is sampled meanwhile.
+ * Prints B's p50/p99 alone and under each flood side by side, with "every ratio within 3×, no 5xx
+ * for B: met/missed", and writes the same figures as JSON.
+ *
+ * Environment (all optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 10),
+ * BENCH_FAIRNESS_WARMUP (seconds of B alone before the baseline, not counted; default 2),
+ * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
+ * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies).
+ */
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
+import { phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
+import { setUpStage, type Stage } from './fairness-setup.js';
+import { cleanUp, cleanUpOnSignals, memory, ROOT, startChild } from './lifecycle.js';
+import type { SteadyConfig, SteadyResult } from './steady-client.js';
+
+const env = process.env;
+const DURATION = Number(env.BENCH_FAIRNESS_DURATION ?? 10);
+const WARMUP = Number(env.BENCH_FAIRNESS_WARMUP ?? 2);
+const OUT = path.resolve(ROOT, env.BENCH_FAIRNESS_OUT ?? 'bench-fairness.json');
+const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const RATE = 20;
+/** Between phases: what a flood left queued in the service drains. */
+const SETTLE_MS = 2_000;
+
+/** The service's peak RSS from now until stop(): sampled every 100 ms, and its high-water mark reset now. */
+function rssSampler(pid: number): { stop(): number } {
+  let peak = memory(pid).rss;
+  // Writing 5 to clear_refs resets VmHWM (the peak); without it, only the samples count.
+  const reset = writeFile(`/proc/${pid}/clear_refs`, '5').then(
+    () => true,
+    () => false,
+  );
+  const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
+  let hwmValid = false;
+  void reset.then((ok) => (hwmValid = ok));
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, hwmValid ? memory(pid).hwm : 0);
+    },
+  };
+}
+
+/** Runs B's steady client as a process; calls started() once it is sending, answers its result. */
+async function steady(config: SteadyConfig, started: () => Promise<Statuses>) {
+  const child = startChild(
+    'steady',
+    ['--import', 'tsx', 'scripts/bench/steady-client.ts'],
+    { STEADY_CONFIG: JSON.stringify(config) },
+    'pipe',
+  );
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || first.value !== 'ready') throw new Error('the steady client did not start');
+  const [aStatuses, last] = await Promise.all([started(), lines.next()]);
+  if (last.done) throw new Error('the steady client ended without its result');
+  return { aStatuses, result: JSON.parse(last.value) as SteadyResult };
+}
+
+function steadyConfig(stage: Stage, phase: string, durationSec: number): SteadyConfig {
+  const { b } = stage;
+  return {
+    baseUrl: stage.baseUrl,
+    key: b.key,
+    ids: b.ids,
+    inspectorEmail: b.inspectorEmail,
+    rate: RATE,
+    durationSec,
+    restIdPrefix: `b-${phase}-${Date.now()}`,
+    webhook:
+      phase === 'slow-webhook'
+        ? { companyId: b.companyId, reportId: b.publishReportId, appToken: stage.appToken, everyMs: 1_000 }
+        : undefined,
+  };
+}
+
+const ALONE = { name: 'alone', label: 'nothing (B alone)', run: async () => ({}) };
+
+async function phase(stage: Stage, flood: Flood, aloneP99Ms?: number): Promise<PhaseRow> {
+  const sampler = rssSampler(stage.servicePid);
+  const { aStatuses, result } = await steady(steadyConfig(stage, flood.name, DURATION), () =>
+    flood.run(stage, DURATION),
+  );
+  const row = phaseRow(flood, result, { aStatuses, peakRssMb: sampler.stop(), durationSec: DURATION, aloneP99Ms });
+  console.log(
+    `${flood.name}: B p50 ${row.b.p50Ms.toFixed(1)} ms, p99 ${row.b.p99Ms.toFixed(1)} ms` +
+      `${row.p99Ratio === null ? '' : ` (${row.p99Ratio.toFixed(1)}×)`}, 5xx ${row.b5xx}, 429 ${row.b429}`,
+  );
+  await sleep(SETTLE_MS);
+  return row;
+}
+
+function selectedFloods(): Flood[] {
+  if (!ONLY) return FLOODS;
+  const unknown = ONLY.filter((name) => !FLOODS.some((f) => f.name === name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_FAIRNESS_ONLY: unknown ${unknown.join(', ')}; floods: ${FLOODS.map((f) => f.name).join(', ')}`,
+    );
+  }
+  return FLOODS.filter((f) => ONLY.includes(f.name));
+}
+
+function printReport(rows: PhaseRow[], load: { before: number[]; after: number[] }): ReturnType<typeof verdict> {
+  const result = verdict(rows);
+  console.log('');
+  console.log(table(rows));
+  for (const r of rows.filter((r) => r.bStatuses.publish || r.bStatuses['webhook-test'])) {
+    const calls = ['webhook-test', 'publish'].map(
+      (op) =>
+        `${op} ${
+          Object.entries(r.bStatuses[op] ?? {})
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' ') || '-'
+        }`,
+    );
+    console.log(`B's application API calls under ${r.flood}: ${calls.join('; ')}`);
+  }
+  for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
+  console.log(
+    `every ratio within ${MAX_RATIO}×, no 5xx for B: ${result.met ? 'met' : 'missed'}` +
+      ` (ratios ${result.ratiosMet ? 'met' : 'missed'}, 5xx ${result.no5xx ? 'none' : 'some'})`,
+  );
+  const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, ` +
+      `load average ${fmt(load.before)} before, ${fmt(load.after)} after; ${DURATION} s per phase, B at ${RATE} req/s`,
+  );
+  return result;
+}
+
+async function main(): Promise<void> {
+  cleanUpOnSignals();
+  const floods = selectedFloods();
+  const before = os.loadavg();
+  const started = Date.now();
+  const stage = await setUpStage();
+  console.log(`warming up B alone for ${WARMUP} s`);
+  await steady(steadyConfig(stage, 'warmup', WARMUP), async () => ({}));
+  const alone = await phase(stage, ALONE);
+  const rows = [alone];
+  for (const flood of floods) rows.push(await phase(stage, flood, alone.b.p99Ms));
+  const load = { before, after: os.loadavg() };
+  const result = printReport(rows, load);
+  const contractErrors = [stage.receivers.slow, stage.receivers.fast].flatMap((r) => r.contractErrors);
+  if (contractErrors.length > 0) console.log(`webhooks not matching the contract: ${contractErrors.length}`);
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverage: load },
+    settings: { durationSec: DURATION, warmupSec: WARMUP, bRequestsPerSec: RATE, maxRatio: MAX_RATIO },
+    rows,
+    verdict: result,
+    totalSec: (Date.now() - started) / 1000,
+  };
+  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`results in ${path.relative(process.cwd(), OUT) || OUT}`);
+}
+
+main()
+  .then(cleanUp)
+  .catch(async (err: unknown) => {
+    console.error(err);
+    await cleanUp();
+    process.exit(1);
+  });
