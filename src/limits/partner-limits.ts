@@ -51,9 +51,10 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
         );
       }
     }
-    // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at once.
+    // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
+    // once. The connection may already have closed (during the key check): then no 'close' comes again.
     let release: (() => void) | undefined;
-    let closed = false;
+    let closed = res.closed;
     res.once('close', () => {
       closed = true;
       release?.();

@@ -5,7 +5,8 @@ import { Admission } from '../../src/limits/admission.js';
 import { listen } from '../../src/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
-import { until } from '../support/wait.js';
+import { gate, until } from '../support/wait.js';
+import { databaseKeys } from '../../src/auth/api-key-cache.js';
 
 /** A request whose body is sent in part: it holds its place in its company's share until finished. */
 interface HeldRequest {
@@ -163,6 +164,38 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect(late.body.error).to.match(/waited too long/);
     held.finish();
     expect((await held.answered).status).to.equal(200);
+  });
+
+  it("gives the share back when the caller leaves during the key check, before the share's 'close' is heard", async () => {
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 1,
+      companyBytes: 8 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 8,
+      waitMillis: 60_000,
+    });
+    const keyCheck = gate();
+    let checking = false;
+    const keys = databaseKeys(pool());
+    const apiKeys = {
+      authenticate: async (key: string) => {
+        checking = true;
+        await keyCheck.opened;
+        return keys.authenticate(key);
+      },
+    };
+    const server = await listen(newApp({ limits: { ...limits, admission }, apiKeys }).app, 0, '127.0.0.1');
+    servers.push(server);
+    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const gone = http.get(`${baseUrl}/auth`, { headers: { 'X-API-KEY': a.key } });
+    gone.on('error', () => undefined);
+    await until(() => checking, 'checking the key');
+    gone.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    keyCheck.open();
+    await until(() => admission.load(a.companyId).inFlight === 0, 'the share given back');
+    await api(baseUrl).get('/auth').set('X-API-KEY', a.key).expect(200);
   });
 
   it('bounds the bytes of bodies in flight per company and per process', async () => {
