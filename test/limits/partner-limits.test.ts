@@ -251,4 +251,26 @@ describe('Admission (fair turns)', () => {
     await Promise.all(waiting);
     expect(order).to.deep.equal(['a', 'b', 'c', 'a', 'a']);
   });
+
+  it('grants a waiting request only after the event loop has read its sockets again, never in the same turn', async () => {
+    const admission = new Admission({
+      perCompany: 1,
+      companyBytes: 100,
+      processBytes: 100,
+      maxWaiting: 10,
+      waitMillis: 10_000,
+    });
+    const release = await admission.admit('a', 0);
+    let granted = false;
+    const next = admission.admit('a', 0).then((end) => {
+      granted = true;
+      return end;
+    });
+    release();
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(granted, 'not within the turn that ended the first').to.equal(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    (await next)();
+    expect(granted).to.equal(true);
+  });
 });
