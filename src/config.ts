@@ -43,10 +43,10 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Partner requests of one company this process handles at once; the rest wait their turn. */
   readonly companyMaxInFlight: number;
-  /** Bytes of request bodies one company may have in flight in this process. */
-  readonly companyBodyBytesInFlight: number;
-  /** Bytes of request bodies this process may have in flight, all companies together. */
-  readonly bodyBytesInFlight: number;
+  /** Bytes one company's requests may move in this process at once: their bodies and their expected answers. */
+  readonly companyBytesInFlight: number;
+  /** The same for this process, all companies together. */
+  readonly bytesInFlight: number;
 }
 
 const MAX_WORKERS = 64;
@@ -206,7 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     companyMaxInFlight: integer(env, 'COMPANY_MAX_IN_FLIGHT', 8, 1, 10_000),
     // At least one whole body (1 MiB), or a company could never send one.
-    companyBodyBytesInFlight: integer(env, 'COMPANY_BODY_BYTES_IN_FLIGHT', 8 * MIB, MIB, 1024 * MIB),
-    bodyBytesInFlight: integer(env, 'BODY_BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),
+    companyBytesInFlight: integer(env, 'COMPANY_BYTES_IN_FLIGHT', 2 * MIB, MIB, 1024 * MIB),
+    bytesInFlight: integer(env, 'BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),
   });
 }

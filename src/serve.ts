@@ -52,8 +52,8 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
   const admission = new Admission({
     perCompany: config.companyMaxInFlight,
-    companyBytes: config.companyBodyBytesInFlight,
-    processBytes: config.bodyBytesInFlight,
+    companyBytes: config.companyBytesInFlight,
+    processBytes: config.bytesInFlight,
     maxWaiting: ADMISSION_MAX_WAITING,
     waitMillis: ADMISSION_WAIT_MS,
   });

@@ -1,7 +1,7 @@
 /**
  * Admission of each company's requests to the shared process: at most `perCompany` of a company's
- * requests are handled at once, and the request bodies in flight are bounded in bytes for each
- * company and for the process. A request past its company's share waits its turn in its company's
+ * requests are handled at once, and the bytes they move (their bodies, and the answers they are
+ * expected to send) are bounded for each company and for the process. A request past its company's share waits its turn in its company's
  * queue (first come, first served within the company; companies served in turn when the process's
  * bytes free up), so one company's flood queues behind itself and never ahead of another company.
  * The queue is bounded in length and in time: past either the request is refused.
@@ -9,9 +9,9 @@
 export interface AdmissionOptions {
   /** Requests of one company handled at once. */
   perCompany: number;
-  /** Bytes of request bodies one company may have in flight (a single request always fits when it is alone). */
+  /** Bytes one company's requests may move at once (a single request always fits when it is alone). */
   companyBytes: number;
-  /** Bytes of request bodies the process may have in flight (idem). */
+  /** Bytes the process's requests may move at once (idem). */
   processBytes: number;
   /** Requests of one company waiting for their turn, at most; past it a request is refused at once. */
   maxWaiting: number;

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { keyPrincipal } from '../auth/api-key.js';
 import { HttpError } from '../http/errors.js';
 import { Admission, AdmissionRefused } from './admission.js';
+import { AnswerSizes } from './answer-sizes.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** What a request body may weigh (the body parser's limit), and what one whose size is not known up front counts as. */
@@ -25,6 +26,14 @@ export function bodyBytes(req: Request): number {
   return Math.min(Math.max(length, 0), MAX_BODY_BYTES);
 }
 
+/** The kind of a partner request, for the estimate of its answer's size: one of a few, whatever the path. */
+function kindOf(req: Request): string {
+  const path = req.path;
+  if (path === '/reports') return `${req.method} list`;
+  if (path === '/reports/new') return `${req.method} new`;
+  return `${req.method} ${path.startsWith('/reports/') ? 'report' : 'other'}`;
+}
+
 export interface PartnerLimits {
   admission: Admission;
   /** Undefined when RATE_LIMIT_PER_MINUTE is 0: no budget, and no RateLimit header fields. */
@@ -38,6 +47,7 @@ export interface PartnerLimits {
  */
 export function partnerLimits({ admission, rateLimiter }: PartnerLimits): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
+  const answers = new AnswerSizes();
   return async (req, res, next) => {
     const { companyId, keyId } = keyPrincipal(req);
     if (rateLimiter) {
@@ -60,7 +70,10 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
       release?.();
     });
     try {
-      release = await admission.admit(companyId, bodyBytes(req));
+      const kind = kindOf(req);
+      res.once('finish', () => answers.record(companyId, kind, Number(res.getHeader('content-length')) || 0));
+      const answer = Math.min(answers.expected(companyId, kind), MAX_BODY_BYTES);
+      release = await admission.admit(companyId, bodyBytes(req) + answer);
     } catch (err) {
       if (!(err instanceof AdmissionRefused)) throw err;
       throw new HttpError(

@@ -228,6 +228,40 @@ describe('partner limits: each key has a budget, each company a fair share of th
     a2.finish();
     expect((await a2.answered).status).to.equal(200);
   });
+
+  it('counts the answer a request is expected to send: a company of large answers has fewer in flight', async () => {
+    const company = await newCompany();
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 8,
+      companyBytes: 1 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 8,
+      waitMillis: 60_000,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const created = await api(baseUrl)
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ notes: 'n'.repeat(100_000), address: 'a'.repeat(1_000) }))
+      .expect(200);
+    const id = (created.body as { id: string }).id;
+    // About 100 KB an answer, learnt from the answers sent.
+    for (let i = 0; i < 8; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+    const body = JSON.stringify(reportInput()).padEnd(950_000, ' ');
+    const held = heldCreate(baseUrl, company.key, body);
+    await until(() => admission.load(company.companyId).inFlight === 1, 'a 950 KB body in flight');
+    // 950 KB in flight and about 100 KB expected: past the company's 1 MiB, the read waits.
+    const read = api(baseUrl)
+      .get(`/reports/${id}`)
+      .set('X-API-KEY', company.key)
+      .then((res) => res);
+    await until(() => admission.load(company.companyId).waiting === 1, 'the read waiting');
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    held.finish();
+    expect((await held.answered).status).to.equal(200);
+    expect((await read).status).to.equal(200);
+  });
 });
 
 describe('Admission (fair turns)', () => {

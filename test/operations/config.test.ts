@@ -11,22 +11,22 @@ describe('operational configuration', () => {
     expect(loadConfig(base)).to.include({
       rateLimitPerMinute: 600,
       companyMaxInFlight: 8,
-      companyBodyBytesInFlight: 8 * 1024 * 1024,
-      bodyBytesInFlight: 32 * 1024 * 1024,
+      companyBytesInFlight: 2 * 1024 * 1024,
+      bytesInFlight: 32 * 1024 * 1024,
     });
     expect(
       loadConfig({
         ...base,
         RATE_LIMIT_PER_MINUTE: '0',
         COMPANY_MAX_IN_FLIGHT: '3',
-        COMPANY_BODY_BYTES_IN_FLIGHT: '2097152',
-        BODY_BYTES_IN_FLIGHT: '4194304',
+        COMPANY_BYTES_IN_FLIGHT: '2097152',
+        BYTES_IN_FLIGHT: '4194304',
       }),
     ).to.include({
       rateLimitPerMinute: 0,
       companyMaxInFlight: 3,
-      companyBodyBytesInFlight: 2097152,
-      bodyBytesInFlight: 4194304,
+      companyBytesInFlight: 2097152,
+      bytesInFlight: 4194304,
     });
     expect(() => loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '-1' })).to.throw(
       ConfigError,
@@ -37,14 +37,11 @@ describe('operational configuration', () => {
       /^COMPANY_MAX_IN_FLIGHT must be/,
     );
     // Less than one whole body: a company could never send one.
-    expect(() => loadConfig({ ...base, COMPANY_BODY_BYTES_IN_FLIGHT: '1000' })).to.throw(
+    expect(() => loadConfig({ ...base, COMPANY_BYTES_IN_FLIGHT: '1000' })).to.throw(
       ConfigError,
-      /^COMPANY_BODY_BYTES_IN_FLIGHT must be an integer from 1048576/,
+      /^COMPANY_BYTES_IN_FLIGHT must be an integer from 1048576/,
     );
-    expect(() => loadConfig({ ...base, BODY_BYTES_IN_FLIGHT: 'lots' })).to.throw(
-      ConfigError,
-      /^BODY_BYTES_IN_FLIGHT must be/,
-    );
+    expect(() => loadConfig({ ...base, BYTES_IN_FLIGHT: 'lots' })).to.throw(ConfigError, /^BYTES_IN_FLIGHT must be/);
   });
 
   it('has defaults for the database pool, its timeouts and the shutdown timeout', () => {

@@ -1,0 +1,27 @@
+/**
+ * What each company's answers of each kind have weighed lately, in bytes: the estimate of what its next
+ * answer of that kind will move. Admission counts it with the request body, so a company whose answers
+ * are maximal pages (about 1 MiB each: reading, checking and sending one costs the event loop tens of
+ * milliseconds) has as few of them in flight as its byte share allows, while a company of small answers
+ * is held only by the count of requests in flight.
+ */
+export class AnswerSizes {
+  /** `${companyId} ${kind}` → the weighted average of its answers' sizes; oldest-used first. */
+  private readonly sizes = new Map<string, number>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** The bytes the company's next answer of this kind is expected to weigh (0 until one was seen). */
+  expected(companyId: string, kind: string): number {
+    return this.sizes.get(`${companyId} ${kind}`) ?? 0;
+  }
+
+  /** Records an answer's size: the estimate follows the latest answers (each weighs a quarter). */
+  record(companyId: string, kind: string, bytes: number): void {
+    const key = `${companyId} ${kind}`;
+    const before = this.sizes.get(key);
+    this.sizes.delete(key);
+    if (this.sizes.size >= this.maxEntries) this.sizes.delete(this.sizes.keys().next().value!);
+    this.sizes.set(key, before === undefined ? bytes : before + (bytes - before) / 4);
+  }
+}
