@@ -102,6 +102,9 @@ async function slowWebhooks(stage: Stage, duration: number): Promise<Statuses> {
         const res = await fetch(url, { method: 'POST', headers, body: '{}', signal: AbortSignal.timeout(30_000) });
         await res.arrayBuffer();
         status = String(res.status);
+        // The application waits as a 503 asks before it tries again (Retry-After: 1), as it does for an inspector.
+        const retryAfter = res.status === 503 ? Number(res.headers.get('retry-after') ?? 1) : 0;
+        if (retryAfter > 0) await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
       } catch {
         status = 'error';
       }
