@@ -47,10 +47,19 @@ export class Admission {
 
   constructor(private readonly options: AdmissionOptions) {}
 
-  /** Admits a request of `bytes` body bytes: resolves with the function that ends it, or rejects with AdmissionRefused. */
-  admit(companyId: string, bytes: number): Promise<() => void> {
+  /** Admits a request moving `bytes` at once if it fits now: the function that ends it, or undefined. */
+  tryAdmit(companyId: string, bytes: number): (() => void) | undefined {
     const share = this.shareOf(companyId);
-    if (share.queue.length === 0 && this.fits(share, bytes)) return Promise.resolve(this.take(companyId, share, bytes));
+    if (share.queue.length === 0 && this.fits(share, bytes)) return this.take(companyId, share, bytes);
+    this.forgetIfIdle(companyId, share);
+    return undefined;
+  }
+
+  /** Admits a request moving `bytes`: resolves with the function that ends it, or rejects with AdmissionRefused. */
+  admit(companyId: string, bytes: number): Promise<() => void> {
+    const admitted = this.tryAdmit(companyId, bytes);
+    if (admitted) return Promise.resolve(admitted);
+    const share = this.shareOf(companyId);
     if (share.queue.length >= this.options.maxWaiting) {
       this.forgetIfIdle(companyId, share);
       return Promise.reject(new AdmissionRefused('queue full'));

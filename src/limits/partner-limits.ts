@@ -48,11 +48,20 @@ export interface PartnerLimits {
 export function partnerLimits({ admission, rateLimiter }: PartnerLimits): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
   const answers = new AnswerSizes();
-  return async (req, res, next) => {
+  const tooBusy = (err: unknown) => {
+    if (!(err instanceof AdmissionRefused)) return err;
+    return new HttpError(
+      429,
+      `too many requests of this company in flight (${err.reason}): retry in ${BUSY_RETRY_AFTER_SECONDS} s`,
+      { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+    );
+  };
+  return (req, res, next) => {
     const { companyId, keyId } = keyPrincipal(req);
     if (rateLimiter) {
       const { allowed, remaining, resetSeconds } = rateLimiter.consume(keyId, companyId);
-      res.set({ 'RateLimit-Policy': policy, RateLimit: `"${POLICY}";r=${remaining};t=${resetSeconds}` });
+      res.setHeader('RateLimit-Policy', policy!);
+      res.setHeader('RateLimit', `"${POLICY}";r=${remaining};t=${resetSeconds}`);
       if (!allowed) {
         throw new HttpError(
           429,
@@ -61,28 +70,25 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
         );
       }
     }
+    const kind = kindOf(req);
+    const bytes = bodyBytes(req) + Math.min(answers.expected(companyId, kind), MAX_BODY_BYTES);
     // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
     // once. The connection may already have closed (during the key check): then no 'close' comes again.
-    let release: (() => void) | undefined;
+    let release = admission.tryAdmit(companyId, bytes);
     let closed = res.closed;
     res.once('close', () => {
       closed = true;
+      if (res.writableFinished) answers.record(companyId, kind, Number(res.getHeader('content-length')) || 0);
       release?.();
     });
-    try {
-      const kind = kindOf(req);
-      res.once('finish', () => answers.record(companyId, kind, Number(res.getHeader('content-length')) || 0));
-      const answer = Math.min(answers.expected(companyId, kind), MAX_BODY_BYTES);
-      release = await admission.admit(companyId, bodyBytes(req) + answer);
-    } catch (err) {
-      if (!(err instanceof AdmissionRefused)) throw err;
-      throw new HttpError(
-        429,
-        `too many requests of this company in flight (${err.reason}): retry in ${BUSY_RETRY_AFTER_SECONDS} s`,
-        { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
-      );
-    }
-    if (closed) release();
-    else next();
+    const go = () => (closed ? release!() : next());
+    if (release) return go();
+    admission.admit(companyId, bytes).then(
+      (granted) => {
+        release = granted;
+        go();
+      },
+      (err: unknown) => next(tooBusy(err)),
+    );
   };
 }
