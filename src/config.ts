@@ -41,8 +41,10 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Requests each API key may make per minute, across the deployment; 0: no limit. */
   readonly rateLimitPerMinute: number;
-  /** Partner requests of one company this process handles at once; the rest wait their turn. */
+  /** Partner requests of one company this process handles at once while other companies are at work; the rest wait their turn. */
   readonly companyMaxInFlight: number;
+  /** The same while the company is the only one at work (capacity nobody else asks for is lent). */
+  readonly companyMaxInFlightAlone: number;
   /** Bytes one company's requests may move in this process at once: their bodies and their expected answers. */
   readonly companyBytesInFlight: number;
   /** The same for this process, all companies together. */
@@ -183,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `got "${webhookMaxInFlightPerCompany}": a company's share is part of the process's places`,
     );
   }
+  const companyMaxInFlight = integer(env, 'COMPANY_MAX_IN_FLIGHT', 8, 1, 10_000);
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
@@ -204,7 +207,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
-    companyMaxInFlight: integer(env, 'COMPANY_MAX_IN_FLIGHT', 8, 1, 10_000),
+    companyMaxInFlight,
+    companyMaxInFlightAlone: integer(
+      env,
+      'COMPANY_MAX_IN_FLIGHT_ALONE',
+      Math.max(64, companyMaxInFlight),
+      companyMaxInFlight,
+      10_000,
+    ),
     // At least one whole body (1 MiB), or a company could never send one.
     companyBytesInFlight: integer(env, 'COMPANY_BYTES_IN_FLIGHT', 2 * MIB, MIB, 1024 * MIB),
     bytesInFlight: integer(env, 'BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),

@@ -52,6 +52,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
   const admission = new Admission({
     perCompany: config.companyMaxInFlight,
+    perCompanyAlone: config.companyMaxInFlightAlone,
     companyBytes: config.companyBytesInFlight,
     processBytes: config.bytesInFlight,
     maxWaiting: ADMISSION_MAX_WAITING,

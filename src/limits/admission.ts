@@ -1,14 +1,18 @@
 /**
  * Admission of each company's requests to the shared process: at most `perCompany` of a company's
- * requests are handled at once, and the bytes they move (their bodies, and the answers they are
- * expected to send) are bounded for each company and for the process. A request past its company's share waits its turn in its company's
+ * requests are handled at once while other companies are at work too (`perCompanyAlone` while it is the
+ * only one: capacity nobody else asks for is lent, so one company alone loses nothing), and the bytes
+ * they move (their bodies, and the answers they are expected to send) are bounded for each company and
+ * for the process. A request past its company's share waits its turn in its company's
  * queue (first come, first served within the company; companies served in turn when the process's
  * bytes free up), so one company's flood queues behind itself and never ahead of another company.
  * The queue is bounded in length and in time: past either the request is refused.
  */
 export interface AdmissionOptions {
-  /** Requests of one company handled at once. */
+  /** Requests of one company handled at once while other companies sent requests within the last second. */
   perCompany: number;
+  /** Requests of one company handled at once while it is the only one (default: perCompany). */
+  perCompanyAlone?: number;
   /** Bytes one company's requests may move at once (a single request always fits when it is alone). */
   companyBytes: number;
   /** Bytes the process's requests may move at once (idem). */
@@ -38,17 +42,25 @@ interface Share {
   queue: Waiter[];
 }
 
+/** A company that asked for admission within this long is at work: the others' shares shrink to perCompany. */
+const ACTIVE_MS = 1_000;
+const PRUNE_MS = 100;
+
 export class Admission {
   private readonly shares = new Map<string, Share>();
   /** Companies with requests waiting, in the order they are served next (rotated on each grant). */
   private readonly turns = new Set<string>();
   private bytes = 0;
   private pumpScheduled = false;
+  /** When each company last asked for admission (Date.now()); older than ACTIVE_MS are dropped now and then. */
+  private readonly lastSeen = new Map<string, number>();
+  private prunedAt = 0;
 
   constructor(private readonly options: AdmissionOptions) {}
 
   /** Admits a request moving `bytes` at once if it fits now: the function that ends it, or undefined. */
   tryAdmit(companyId: string, bytes: number): (() => void) | undefined {
+    this.seen(companyId);
     const share = this.shareOf(companyId);
     if (share.queue.length === 0 && this.fits(share, bytes)) return this.take(companyId, share, bytes);
     this.forgetIfIdle(companyId, share);
@@ -92,10 +104,19 @@ export class Admission {
     return share;
   }
 
+  /** Notes the company at work; forgets, at most every PRUNE_MS, the companies idle for ACTIVE_MS. */
+  private seen(companyId: string): void {
+    const now = Date.now();
+    this.lastSeen.set(companyId, now);
+    if (now - this.prunedAt < PRUNE_MS) return;
+    this.prunedAt = now;
+    for (const [id, at] of this.lastSeen) if (now - at > ACTIVE_MS) this.lastSeen.delete(id);
+  }
+
   private fits(share: Share, bytes: number): boolean {
-    const { perCompany, companyBytes, processBytes } = this.options;
+    const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
     return (
-      share.inFlight < perCompany &&
+      share.inFlight < (this.lastSeen.size > 1 ? perCompany : perCompanyAlone) &&
       (share.inFlight === 0 || share.bytes + bytes <= companyBytes) &&
       (this.bytes === 0 || this.bytes + bytes <= processBytes)
     );

@@ -148,6 +148,36 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect((await third).status, 'its turn came').to.equal(200);
   });
 
+  it('lends a company alone more places, and takes them back while another company is at work', async () => {
+    const company = await newCompany();
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 1,
+      perCompanyAlone: 3,
+      companyBytes: 8 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 8,
+      waitMillis: 60_000,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const held = [heldCreate(baseUrl, company.key), heldCreate(baseUrl, company.key), heldCreate(baseUrl, company.key)];
+    await until(() => admission.load(company.companyId).inFlight === 3, 'three in flight while alone');
+    // Another company at work: this one's share is one now.
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    const fourth = api(baseUrl)
+      .get('/auth')
+      .set('X-API-KEY', company.key)
+      .then((res) => res);
+    await until(() => admission.load(company.companyId).waiting === 1, 'the fourth waiting');
+    held[0]!.finish();
+    expect((await held[0]!.answered).status).to.equal(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(admission.load(company.companyId).waiting, 'two in flight: past its share of one').to.equal(1);
+    held[1]!.finish();
+    held[2]!.finish();
+    expect((await fourth).status).to.equal(200);
+  });
+
   it('refuses with 429 a request whose turn does not come in time', async () => {
     const limits = testLimits(pool());
     const admission = new Admission({

@@ -11,6 +11,7 @@ describe('operational configuration', () => {
     expect(loadConfig(base)).to.include({
       rateLimitPerMinute: 600,
       companyMaxInFlight: 8,
+      companyMaxInFlightAlone: 64,
       companyBytesInFlight: 2 * 1024 * 1024,
       bytesInFlight: 32 * 1024 * 1024,
     });
