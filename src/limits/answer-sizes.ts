@@ -6,22 +6,24 @@
  * is held only by the count of requests in flight.
  */
 export class AnswerSizes {
-  /** `${companyId} ${kind}` → the weighted average of its answers' sizes; oldest-used first. */
-  private readonly sizes = new Map<string, number>();
+  /** Per company, per kind, the weighted average of its answers' sizes; the company seen first goes first. */
+  private readonly sizes = new Map<string, Map<string, number>>();
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(private readonly maxCompanies = 10_000) {}
 
   /** The bytes the company's next answer of this kind is expected to weigh (0 until one was seen). */
   expected(companyId: string, kind: string): number {
-    return this.sizes.get(`${companyId} ${kind}`) ?? 0;
+    return this.sizes.get(companyId)?.get(kind) ?? 0;
   }
 
   /** Records an answer's size: the estimate follows the latest answers (each weighs a quarter). */
   record(companyId: string, kind: string, bytes: number): void {
-    const key = `${companyId} ${kind}`;
-    const before = this.sizes.get(key);
-    this.sizes.delete(key);
-    if (this.sizes.size >= this.maxEntries) this.sizes.delete(this.sizes.keys().next().value!);
-    this.sizes.set(key, before === undefined ? bytes : before + (bytes - before) / 4);
+    let kinds = this.sizes.get(companyId);
+    if (!kinds) {
+      if (this.sizes.size >= this.maxCompanies) this.sizes.delete(this.sizes.keys().next().value!);
+      this.sizes.set(companyId, (kinds = new Map()));
+    }
+    const before = kinds.get(kind);
+    kinds.set(kind, before === undefined ? bytes : before + (bytes - before) / 4);
   }
 }
