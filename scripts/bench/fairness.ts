@@ -70,7 +70,7 @@ function lowerOwnPriority(): boolean {
     os.setPriority(19);
     return true;
   } catch {
-    console.log('A\'s floods run at the ordinary priority (raising priorities needs root): B shares the CPU with them');
+    console.log("A's floods run at the ordinary priority (raising priorities needs root): B shares the CPU with them");
     return false;
   }
 }
