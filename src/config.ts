@@ -216,7 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10_000,
     ),
     // At least one whole body (1 MiB), or a company could never send one.
-    companyBytesInFlight: integer(env, 'COMPANY_BYTES_IN_FLIGHT', 2 * MIB, MIB, 1024 * MIB),
+    companyBytesInFlight: integer(env, 'COMPANY_BYTES_IN_FLIGHT', MIB, MIB, 1024 * MIB),
     bytesInFlight: integer(env, 'BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),
   });
 }

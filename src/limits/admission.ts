@@ -2,8 +2,8 @@
  * Admission of each company's requests to the shared process: at most `perCompany` of a company's
  * requests are handled at once while other companies are at work too (`perCompanyAlone` while it is the
  * only one: capacity nobody else asks for is lent, so one company alone loses nothing), and the bytes
- * they move (their bodies, and the answers they are expected to send) are bounded for each company and
- * for the process. A request past its company's share waits its turn in its company's
+ * they move (their bodies, and the answers they are expected to send) are bounded for each company
+ * (while others are at work) and for the process. A request past its company's share waits its turn in its company's
  * queue (first come, first served within the company; companies served in turn when the process's
  * bytes free up), so one company's flood queues behind itself and never ahead of another company.
  * The queue is bounded in length and in time: past either the request is refused.
@@ -115,9 +115,11 @@ export class Admission {
 
   private fits(share: Share, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
+    // A company alone is bounded by the process's bytes only: its share is lent as its places are.
+    const others = this.lastSeen.size > 1;
     return (
-      share.inFlight < (this.lastSeen.size > 1 ? perCompany : perCompanyAlone) &&
-      (share.inFlight === 0 || share.bytes + bytes <= companyBytes) &&
+      share.inFlight < (others ? perCompany : perCompanyAlone) &&
+      (!others || share.inFlight === 0 || share.bytes + bytes <= companyBytes) &&
       (this.bytes === 0 || this.bytes + bytes <= processBytes)
     );
   }

@@ -238,11 +238,14 @@ describe('partner limits: each key has a budget, each company a fair share of th
       waitMillis: 60_000,
     });
     const baseUrl = await served({ ...limits, admission });
+    // B at work too: A's own byte share applies.
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const big = JSON.stringify(reportInput({ notes: 'x'.repeat(90_000) }));
     const bodyOf = (n: number) => JSON.stringify(reportInput({ notes: 'x'.repeat(n) }));
     // A: 700 KB in flight; its second body of 700 KB would pass its 1 MiB: it waits.
     const a1 = heldCreate(baseUrl, a.key, bodyOf(99_000).padEnd(700_000, ' '));
     await until(() => admission.load(a.companyId).inFlight === 1, 'A’s first body in flight');
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const a2 = heldCreate(baseUrl, a.key, bodyOf(99_000).padEnd(700_000, ' '));
     await until(() => admission.load(a.companyId).waiting === 1, 'A’s second body waiting');
     // B's small body fits the process (700 KB + 100 KB < 1.5 MiB) and goes at once; A's GET needs no bytes
@@ -259,6 +262,27 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect((await a2.answered).status).to.equal(200);
   });
 
+  it('bounds a company alone by the process’s bytes only', async () => {
+    const company = await newCompany();
+    const limits = testLimits(pool());
+    const admission = new Admission({
+      perCompany: 8,
+      companyBytes: 1 << 20,
+      processBytes: 4 << 20,
+      maxWaiting: 8,
+      waitMillis: 60_000,
+    });
+    const baseUrl = await served({ ...limits, admission });
+    const body = JSON.stringify(reportInput()).padEnd(700_000, ' ');
+    const held = [heldCreate(baseUrl, company.key, body), heldCreate(baseUrl, company.key, body)];
+    await until(
+      () => admission.load(company.companyId).inFlight === 2,
+      'two 700 KB bodies in flight, past the company’s 1 MiB',
+    );
+    for (const request of held) request.finish();
+    for (const request of held) expect((await request.answered).status).to.equal(200);
+  });
+
   it('counts the answer a request is expected to send: a company of large answers has fewer in flight', async () => {
     const company = await newCompany();
     const limits = testLimits(pool());
@@ -270,6 +294,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
       waitMillis: 60_000,
     });
     const baseUrl = await served({ ...limits, admission });
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const created = await api(baseUrl)
       .post('/reports/new')
       .set('X-API-KEY', company.key)
@@ -279,6 +304,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
     // About 100 KB an answer, learnt from the answers sent.
     for (let i = 0; i < 8; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
     const body = JSON.stringify(reportInput()).padEnd(950_000, ' ');
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200); // B at work: the byte share applies
     const held = heldCreate(baseUrl, company.key, body);
     await until(() => admission.load(company.companyId).inFlight === 1, 'a 950 KB body in flight');
     // 950 KB in flight and about 100 KB expected: past the company's 1 MiB, the read waits.

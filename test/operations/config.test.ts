@@ -12,7 +12,7 @@ describe('operational configuration', () => {
       rateLimitPerMinute: 600,
       companyMaxInFlight: 8,
       companyMaxInFlightAlone: 64,
-      companyBytesInFlight: 2 * 1024 * 1024,
+      companyBytesInFlight: 1024 * 1024,
       bytesInFlight: 32 * 1024 * 1024,
     });
     expect(

@@ -99,7 +99,7 @@ export function testLimits(db: Pool, { perMinute = 1_000_000, perCompany = 8 } =
   rateLimiters.push(rateLimiter);
   const admission = new Admission({
     perCompany,
-    companyBytes: 2 * 1024 * 1024,
+    companyBytes: 1024 * 1024,
     processBytes: 32 * 1024 * 1024,
     maxWaiting: 256,
     waitMillis: 2_000,
