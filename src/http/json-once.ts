@@ -8,10 +8,14 @@ import express, { type Response } from 'express';
  * frozen body's JSON cannot differ from the text kept for it. The app sets no `json replacer`, `json
  * spaces` or `json escape`, so Express's own `res.json` would send exactly JSON.stringify(body).
  */
-const serialized = new WeakMap<object, string>();
+const serialized = new WeakMap<object, Buffer>();
 
-/** Freezes value and everything in it, and keeps its JSON for every answer that sends it. */
-export function freezeWithJson<T extends object>(value: T, json: string): T {
+/**
+ * Freezes value and everything in it, and keeps its JSON, encoded once, for every answer that sends it:
+ * sending text would encode it anew for each answer (a maximal page is a megabyte a time, allocated
+ * where only a full garbage collection frees it).
+ */
+export function freezeWithJson<T extends object>(value: T, json: Buffer): T {
   serialized.set(deepFreeze(value), json);
   return value;
 }
@@ -32,6 +36,7 @@ const expressJson = express.response.json;
 export function jsonOnce(this: Response, body: unknown): Response {
   const json = typeof body === 'object' && body !== null ? serialized.get(body) : undefined;
   if (json === undefined) return expressJson.call(this, body);
-  if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+  // What Express's res.json sets for text; a Buffer is sent as it is, so the charset is said here.
+  if (!this.get('Content-Type')) this.set('Content-Type', 'application/json; charset=utf-8');
   return this.send(json);
 }

@@ -134,7 +134,7 @@ export class ReportCache implements ReportReads {
     // What an answer sends: the report, or the page's reports. Kept frozen with its JSON (json-once.ts).
     const page = key.startsWith('page ') ? (value as ReportPage) : undefined;
     const body = page ? page.reports : value;
-    const json = JSON.stringify(body);
+    const json = Buffer.from(JSON.stringify(body));
     const bytes = json.length;
     if (bytes > this.companyBytes) return;
     freezeWithJson(body, json);
