@@ -30,11 +30,11 @@ import { freePort } from '../src/ports-and-pids.js';
 import { createStraightforwardSchema } from './bench-straightforward/schema.js';
 import { benchReport, seedCompany } from './bench-seed.js';
 import {
-  cleanUp,
   cleanUpOnSignals,
   formatTable,
   memory,
   ROOT,
+  runBench,
   startBenchDatabase,
   startChild,
   stopChild,
@@ -645,10 +645,4 @@ async function main(): Promise<void> {
   if (cpuProfDir && existsSync(cpuProfDir)) console.log(`CPU profile written to ${cpuProfDir}`);
 }
 
-main()
-  .then(cleanUp)
-  .catch(async (err: unknown) => {
-    console.error(err);
-    await cleanUp();
-    process.exit(1);
-  });
+runBench(main);

@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
 import { setUpStage, type Stage } from './fairness-setup.js';
-import { cleanUp, cleanUpOnSignals, memory, ROOT, startChild } from './lifecycle.js';
+import { cleanUpOnSignals, memory, ROOT, runBench, startChild } from './lifecycle.js';
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
 
 const env = process.env;
@@ -193,10 +193,4 @@ async function main(): Promise<void> {
   console.log(`results in ${path.relative(process.cwd(), OUT) || OUT}`);
 }
 
-main()
-  .then(cleanUp)
-  .catch(async (err: unknown) => {
-    console.error(err);
-    await cleanUp();
-    process.exit(1);
-  });
+runBench(main);

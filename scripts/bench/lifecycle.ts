@@ -113,3 +113,14 @@ export function formatTable(header: string[], lines: string[][]): string {
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
+
+/** Runs a benchmark's main and cleans up after it, whether it ends or fails (then exit code 1). */
+export function runBench(main: () => Promise<void>): void {
+  main()
+    .then(cleanUp)
+    .catch(async (err: unknown) => {
+      console.error(err);
+      await cleanUp();
+      process.exit(1);
+    });
+}

@@ -21,11 +21,11 @@ import { freePort } from '../../src/ports-and-pids.js';
 import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
 import { buildProduction } from '../production-build.js';
 import {
-  cleanUp,
   cleanUpOnSignals,
   formatTable,
   onCleanUp,
   ROOT,
+  runBench,
   startBenchDatabase,
   startChild,
   waitUntilUp,
@@ -201,9 +201,4 @@ async function main(): Promise<void> {
   );
 }
 
-main()
-  .catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanUp());
+runBench(main);

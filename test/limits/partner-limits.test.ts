@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { Server } from 'node:http';
-import { Admission } from '../../src/limits/admission.js';
+import { Admission, type AdmissionOptions } from '../../src/limits/admission.js';
 import { listen } from '../../src/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
@@ -59,11 +59,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
   after(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
 
-  async function served(limits: ReturnType<typeof testLimits>): Promise<string> {
-    const server = await listen(newApp({ limits }).app, 0, '127.0.0.1');
+  /** A listening app (partial bodies need a real socket) whose admission has these options. */
+  async function servedWith(options: AdmissionOptions): Promise<{ admission: Admission; baseUrl: string }> {
+    const admission = new Admission(options);
+    const server = await listen(newApp({ limits: { ...testLimits(pool()), admission } }).app, 0, '127.0.0.1');
     servers.push(server);
     const address = server.address() as { port: number };
-    return `http://127.0.0.1:${address.port}`;
+    return { admission, baseUrl: `http://127.0.0.1:${address.port}` };
   }
 
   const ratelimit = (res: { headers: Record<string, string> }) => res.headers.ratelimit;
@@ -120,15 +122,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
 
   it("queues a company's requests past its share behind its own, never another company's", async () => {
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 2,
       companyBytes: 8 << 20,
       processBytes: 32 << 20,
       maxWaiting: 1,
       waitMillis: 60_000,
     });
-    const baseUrl = await served({ ...limits, admission });
     const held = [heldCreate(baseUrl, a.key), heldCreate(baseUrl, a.key)];
     await until(() => admission.load(a.companyId).inFlight === 2, 'holding two of company A');
     const third = api(baseUrl)
@@ -150,8 +150,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('lends a company alone more places, and takes them back while another company is at work', async () => {
     const company = await newCompany();
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 1,
       perCompanyAlone: 3,
       companyBytes: 8 << 20,
@@ -159,7 +158,6 @@ describe('partner limits: each key has a budget, each company a fair share of th
       maxWaiting: 8,
       waitMillis: 60_000,
     });
-    const baseUrl = await served({ ...limits, admission });
     const held = [heldCreate(baseUrl, company.key), heldCreate(baseUrl, company.key), heldCreate(baseUrl, company.key)];
     await until(() => admission.load(company.companyId).inFlight === 3, 'three in flight while alone');
     // Another company at work: this one's share is one now.
@@ -179,15 +177,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
 
   it('refuses with 429 a request whose turn does not come in time', async () => {
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 1,
       companyBytes: 8 << 20,
       processBytes: 32 << 20,
       maxWaiting: 8,
       waitMillis: 200,
     });
-    const baseUrl = await served({ ...limits, admission });
     const held = heldCreate(baseUrl, a.key);
     await until(() => admission.load(a.companyId).inFlight === 1, 'holding company A');
     const late = await api(baseUrl).get('/reports').set('X-API-KEY', a.key).expect(429);
@@ -229,15 +225,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
 
   it('bounds the bytes of bodies in flight per company and per process', async () => {
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 8,
       companyBytes: 1 << 20,
       processBytes: (3 << 20) / 2,
       maxWaiting: 8,
       waitMillis: 60_000,
     });
-    const baseUrl = await served({ ...limits, admission });
     // B at work too: A's own byte share applies.
     await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const big = JSON.stringify(reportInput({ notes: 'x'.repeat(90_000) }));
@@ -264,15 +258,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('bounds a company alone by the process’s bytes only', async () => {
     const company = await newCompany();
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 8,
       companyBytes: 1 << 20,
       processBytes: 4 << 20,
       maxWaiting: 8,
       waitMillis: 60_000,
     });
-    const baseUrl = await served({ ...limits, admission });
     const body = JSON.stringify(reportInput()).padEnd(700_000, ' ');
     const held = [heldCreate(baseUrl, company.key, body), heldCreate(baseUrl, company.key, body)];
     await until(
@@ -285,15 +277,13 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('counts the answer a request is expected to send: a company of large answers has fewer in flight', async () => {
     const company = await newCompany();
-    const limits = testLimits(pool());
-    const admission = new Admission({
+    const { admission, baseUrl } = await servedWith({
       perCompany: 8,
       companyBytes: 1 << 20,
       processBytes: 32 << 20,
       maxWaiting: 8,
       waitMillis: 60_000,
     });
-    const baseUrl = await served({ ...limits, admission });
     await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const created = await api(baseUrl)
       .post('/reports/new')
