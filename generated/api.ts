@@ -907,7 +907,7 @@ export interface components {
          * @description Refused before anything was read or written; retry after `Retry-After` seconds. Either your API
          *     key has used its request budget of the current minute (see `RateLimit-Policy`; `RateLimit` then
          *     says `r=0`), or your company has too many requests in flight at once in the service: each company
-         *     gets a fair share (requests and request-body bytes in flight), and requests past it wait their
+         *     gets a fair share (requests in flight, and the bytes they send and receive), and requests past it wait their
          *     turn for at most 2 seconds, so one company's burst never slows the others.
          */
         TooManyRequests: {

@@ -185,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `got "${webhookMaxInFlightPerCompany}": a company's share is part of the process's places`,
     );
   }
-  const companyMaxInFlight = integer(env, 'COMPANY_MAX_IN_FLIGHT', 8, 1, 10_000);
+  const companyMaxInFlight = integer(env, 'COMPANY_MAX_IN_FLIGHT', 4, 1, 10_000);
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,

@@ -10,7 +10,7 @@ describe('operational configuration', () => {
   it('has defaults for the partner limits, reads them, and refuses values out of range', () => {
     expect(loadConfig(base)).to.include({
       rateLimitPerMinute: 600,
-      companyMaxInFlight: 8,
+      companyMaxInFlight: 4,
       companyMaxInFlightAlone: 64,
       companyBytesInFlight: 1024 * 1024,
       bytesInFlight: 32 * 1024 * 1024,
