@@ -49,7 +49,10 @@ function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer,
 }
 
 /** No operation of openapi.yaml with these methods takes a body: one sent along is never read. */
-const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+export const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/** The largest body read (decompressed): 1 MiB, as openapi.yaml's 413 says. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
@@ -58,6 +61,6 @@ const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
  * not declare.
  */
 export function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: '1mb', verify: checkRawBody });
+  const parse = express.json({ limit: MAX_BODY_BYTES, verify: checkRawBody });
   return (req, res, next) => (BODILESS_METHODS.has(req.method) ? next() : parse(req, res, next));
 }

@@ -1,14 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import { keyPrincipal } from '../auth/api-key.js';
 import { HttpError } from '../http/errors.js';
+import { BODILESS_METHODS, MAX_BODY_BYTES } from '../http/json-body.js';
 import { Admission, AdmissionRefused } from './admission.js';
 import { AnswerSizes } from './answer-sizes.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-/** What a request body may weigh (the body parser's limit), and what one whose size is not known up front counts as. */
-const MAX_BODY_BYTES = 1024 * 1024;
-/** No operation of openapi.yaml with these methods takes a body: none is read (see jsonBody). */
-const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 /** The name of the one policy in the RateLimit header fields. */
 const POLICY = 'per-key';
 /** Seconds a request refused for its company's share is asked to wait. */
