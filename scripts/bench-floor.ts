@@ -11,10 +11,10 @@ import { pathToFileURL } from 'node:url';
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
 import type { ReportInput } from '../src/api-types.js';
 import { createPool, type Pool } from '../src/db/pool.js';
-import { authenticate, type KeyPrincipal } from '../src/store/api-keys.js';
-import { decodeCursor, encodeCursor } from '../src/store/list-cursor.js';
-import { ReportWriter } from '../src/store/report-writes.js';
-import { findForCompany, listForCompany } from '../src/store/reports.js';
+import { authenticate, type KeyPrincipal } from '../src/integrations/api-keys.js';
+import { decodeCursor, encodeCursor } from '../src/reports/cursor.js';
+import { ReportWriter } from '../src/reports/write.js';
+import { findForCompany, listForCompany } from '../src/reports/read.js';
 
 export function createFloorApp(db: Pool): Express {
   const keys = new Map<string, KeyPrincipal | undefined>();

@@ -1,8 +1,8 @@
 /** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
 import type pg from 'pg';
 import type { ReportInput } from '../src/api-types.js';
-import { createKey } from '../src/store/api-keys.js';
-import { addUser, createCompany } from '../src/store/companies.js';
+import { createKey } from '../src/integrations/api-keys.js';
+import { addUser, createCompany } from '../src/companies/companies.js';
 
 export interface SeededCompany {
   companyId: string;

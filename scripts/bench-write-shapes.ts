@@ -9,7 +9,7 @@
  * written into the large company; every one is new.
  */
 import pg from 'pg';
-import { ReportWriter } from '../src/store/report-writes.js';
+import { ReportWriter } from '../src/reports/write.js';
 import { benchReport } from './bench-seed.js';
 
 export interface WriteShape {

@@ -26,7 +26,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/ports-and-pids.js';
+import { freePort } from '../src/platform/ports-and-pids.js';
 import { createStraightforwardSchema } from './bench-straightforward/schema.js';
 import { benchReport, seedCompany } from './bench-seed.js';
 import {

@@ -72,7 +72,7 @@ try {
   run('openapi-typescript', [out('partner-openapi.yaml'), '-o', out('partner-api.ts')], tmp);
   const document30 = partnerDocument30(readFileSync(out('partner-openapi.json'), 'utf8'));
   writeFileSync(out('partner-openapi-3.0.json'), `${JSON.stringify(document30, null, 2)}\n`);
-  // By YAML 1.1 rules, as the service serves it (src/routes/docs.ts): dates and yes/no quoted for 1.1 loaders.
+  // By YAML 1.1 rules, as the service serves it (src/platform/http/docs.ts): dates and yes/no quoted for 1.1 loaders.
   writeFileSync(out('partner-openapi-3.0.yaml'), stringify(document30, { version: '1.1' }));
 
   const files = [

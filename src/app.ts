@@ -1,29 +1,31 @@
 import express, { type Express } from 'express';
 import type { Pool } from './db/pool.js';
-import { errorHandler, unknownRoute } from './http/errors.js';
-import type { Logger } from './logger.js';
-import { httpMetrics } from './http/metrics.js';
-import { requireApiKey } from './auth/api-key.js';
-import { requireAppToken } from './auth/app-token.js';
-import { databaseKeys, type KeyAuthenticator } from './auth/api-key-cache.js';
-import { refuseUnmetExpectations } from './http/expect.js';
-import { jsonBody } from './http/json-body.js';
-import { rejectNulCharacters } from './http/no-nul.js';
-import { noStore } from './http/no-store.js';
-import { headAsGet } from './http/head-as-get.js';
-import { requestLogger } from './http/request-log.js';
-import { securityHeaders } from './http/security-headers.js';
-import { openApiValidator } from './http/openapi-validator.js';
-import { applicationRouter } from './routes/application.js';
-import { authRouter } from './routes/auth.js';
-import { operationsRouter } from './routes/operations.js';
-import { docsRouter } from './routes/docs.js';
-import { reportsRouter } from './routes/reports.js';
-import { jsonOnce } from './http/json-once.js';
-import { ReportWriter } from './store/report-writes.js';
-import { databaseReports, type ReportReads } from './store/report-cache.js';
-import type { Notifier } from './webhook/notifier.js';
-import { partnerLimits, type PartnerLimits } from './limits/partner-limits.js';
+import { errorHandler, unknownRoute } from './platform/http/error-handler.js';
+import type { Logger } from './platform/observability/logger.js';
+import { httpMetrics } from './platform/observability/metrics.js';
+import { requireApiKey } from './integrations/require-key.js';
+import { requireAppToken } from './platform/http/app-token.js';
+import type { KeyAuthenticator } from './integrations/api-key-cache.js';
+import { refuseUnmetExpectations } from './platform/http/expect.js';
+import { jsonBody } from './platform/http/json-body.js';
+import { rejectNulCharacters } from './platform/http/no-nul.js';
+import { noStore } from './platform/http/no-store.js';
+import { headAsGet } from './platform/http/head-as-get.js';
+import { requestLogger } from './platform/observability/request-log.js';
+import { securityHeaders } from './platform/http/security-headers.js';
+import { openApiValidator } from './platform/http/openapi-validator.js';
+import { integrationsRouter } from './integrations/application-routes.js';
+import { companiesRouter } from './companies/index.js';
+import { applicationReportsRouter } from './reports/application-routes.js';
+import { authRouter } from './integrations/auth-route.js';
+import { operationsRouter } from './platform/observability/operations.js';
+import { docsRouter } from './platform/http/docs.js';
+import { reportsRouter } from './reports/partner-routes.js';
+import { jsonOnce } from './platform/http/json-once.js';
+import type { ReportWriter } from './reports/write.js';
+import type { ReportReads } from './reports/cache.js';
+import type { Notifier } from './integrations/notifier.js';
+import { partnerLimits, type PartnerLimits } from './platform/limits/partner-limits.js';
 
 export interface AppDeps {
   db: Pool;
@@ -33,12 +35,12 @@ export interface AppDeps {
   appToken: string;
   /** Delivers the reportPublished webhook (tests inject one that trusts their local receiver). */
   notifier: Notifier;
-  /** Where API keys are checked: an ApiKeyCache in servers; without one, the database on every request. */
-  apiKeys?: KeyAuthenticator;
-  /** Where the partner API reads reports: a ReportCache in servers; without one, the database on every read. */
-  reports?: ReportReads;
-  /** Where reports are created and updated: by default a ReportWriter on db (batches of writes). */
-  writes?: ReportWriter;
+  /** Where API keys are checked: an ApiKeyCache (serve.ts builds it on the change feed). */
+  apiKeys: KeyAuthenticator;
+  /** Where the partner API reads reports: a ReportCache (serve.ts builds it on the change feed). */
+  reports: ReportReads;
+  /** Where reports are created and updated: a ReportWriter (batches of writes). */
+  writes: ReportWriter;
   /** The base URL the published documents name (PUBLIC_BASE_URL); unset: the origin each was requested at. */
   publicBaseUrl?: string;
   /** Trust X-Forwarded-Proto/Host (and -For) from the peer: the service runs behind a proxy that sets them. */
@@ -56,7 +58,7 @@ export function createApp({
   notifier,
   apiKeys,
   reports,
-  writes = new ReportWriter(db),
+  writes,
   publicBaseUrl,
   trustProxy = false,
   limits,
@@ -69,7 +71,7 @@ export function createApp({
   // If-None-Match with an undeclared 304, even `If-None-Match: *` without an ETag, so nothing is fresh.
   app.set('etag', false);
   Object.defineProperty(app.request, 'fresh', { get: () => false });
-  // Cached reports and pages are sent as the JSON kept with them (http/json-once.ts).
+  // Cached reports and pages are sent as the JSON kept with them (platform/http/json-once.ts).
   app.response.json = jsonOnce;
 
   // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted.
@@ -85,15 +87,15 @@ export function createApp({
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
-  app.use(['/auth', '/reports'], requireApiKey(apiKeys ?? databaseKeys(db)), partnerLimits(limits));
+  app.use(['/auth', '/reports'], requireApiKey(apiKeys), partnerLimits(limits));
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
   app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
-  app.use(reportsRouter(reports ?? databaseReports(db), writes));
-  app.use(applicationRouter(db, notifier, writes));
+  app.use(reportsRouter(reports, writes));
+  app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
   app.use(operationsRouter(db, appToken));
 
   app.use(unknownRoute);

@@ -1,27 +1,13 @@
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
-import type { Logger } from './logger.js';
+import { answerMetricsRequests } from './platform/observability/cluster-metrics.js';
+import type { Logger } from './platform/observability/logger.js';
 
-/** The IPC message a worker sends for the aggregated metrics, and the primary answers with. */
-const METRICS_MESSAGE = 'intake:cluster-metrics';
-/** Longer than prom-client's own 5 s limit for collecting the workers' metrics in the primary. */
-const METRICS_TIMEOUT_MS = 6_000;
 /** A replacement waits 100 ms after a worker died, doubled for each death within a minute, at most 30 s. */
 const RESTART_BASE_MS = 100;
 const RESTART_MAX_MS = 30_000;
 const CRASH_WINDOW_MS = 60_000;
 /** After SHUTDOWN_TIMEOUT_MS a worker has cut its requests off; one that still has not exited is killed. */
 const KILL_AFTER_MS = 5_000;
-
-interface MetricsMessage {
-  type: typeof METRICS_MESSAGE;
-  id: number;
-  text?: string;
-  error?: string;
-}
-
-const isMetricsMessage = (message: unknown): message is MetricsMessage =>
-  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === METRICS_MESSAGE;
 
 export interface WorkersOptions {
   workers: number;
@@ -45,22 +31,12 @@ export interface Workers {
  * and histograms summed). The primary itself serves no request.
  */
 export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: WorkersOptions): Workers {
-  const aggregator = new AggregatorRegistry();
   let stopping = false;
   const deaths: number[] = [];
   const restarts = new Set<NodeJS.Timeout>();
   const fork = () => cluster.fork(env);
 
-  cluster.on('message', (worker: Worker, message: unknown) => {
-    if (!isMetricsMessage(message)) return;
-    const answer = (reply: Partial<MetricsMessage>) => {
-      if (worker.isConnected()) worker.send({ type: METRICS_MESSAGE, id: message.id, ...reply });
-    };
-    aggregator.clusterMetrics().then(
-      (text) => answer({ text }),
-      (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
-    );
-  });
+  answerMetricsRequests();
 
   let listened = false;
   let failStart: (err: Error) => void = () => undefined;
@@ -110,30 +86,4 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
       clearTimeout(killer);
     },
   };
-}
-
-let lastId = 0;
-/** Scrapes waiting for the primary, each ended by its answer or its timeout. */
-const pending = new Map<number, (reply: MetricsMessage | undefined) => void>();
-
-/** In a worker: the metrics of every worker, aggregated by the primary. */
-export function clusterMetrics(): Promise<string> {
-  if (lastId === 0) {
-    process.on('message', (message: unknown) => {
-      if (isMetricsMessage(message)) pending.get(message.id)?.(message);
-    });
-  }
-  const id = ++lastId;
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => settle(undefined), METRICS_TIMEOUT_MS);
-    const settle = (reply: MetricsMessage | undefined) => {
-      clearTimeout(timer);
-      pending.delete(id);
-      if (reply === undefined) reject(new Error('the primary process did not answer'));
-      else if (reply.error !== undefined) reject(new Error(reply.error));
-      else resolve(reply.text ?? '');
-    };
-    pending.set(id, settle);
-    process.send!({ type: METRICS_MESSAGE, id });
-  });
 }

@@ -1,14 +1,15 @@
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createPool } from './db/pool.js';
-import { listen, stopServer } from './http/listen.js';
-import type { Logger } from './logger.js';
-import { ApiKeyCache } from './auth/api-key-cache.js';
+import { listen, stopServer } from './platform/http/listen.js';
+import type { Logger } from './platform/observability/logger.js';
+import { ApiKeyCache } from './integrations/api-key-cache.js';
 import { ChangeFeed } from './db/change-feed.js';
-import { ReportCache } from './store/report-cache.js';
-import { createNotifier } from './webhook/notifier.js';
-import { Admission } from './limits/admission.js';
-import { RateLimiter } from './limits/rate-limiter.js';
+import { ReportCache } from './reports/cache.js';
+import { ReportWriter } from './reports/write.js';
+import { createNotifier } from './integrations/notifier.js';
+import { Admission } from './platform/limits/admission.js';
+import { RateLimiter } from './platform/limits/rate-limiter.js';
 
 /** Requests of one company waiting for their turn in this process, at most, and for how long. */
 const ADMISSION_MAX_WAITING = 256;
@@ -66,6 +67,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     notifier,
     apiKeys,
     reports,
+    writes: new ReportWriter(db),
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
     limits: { admission, rateLimiter },

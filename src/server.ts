@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { startLocalMode } from './local-mode.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './platform/observability/logger.js';
 
 /**
  * One connection as the pool opens them, before serving. PgBouncer refuses statement_timeout as a

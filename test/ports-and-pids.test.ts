@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { freePort, isAlive } from '../src/ports-and-pids.js';
+import { freePort, isAlive } from '../src/platform/ports-and-pids.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NOBODY = 65534;
@@ -44,7 +44,7 @@ describe('ports and pids', () => {
         '--import',
         'tsx',
         '-e',
-        "import('./src/ports-and-pids.ts').then((m) => process.stdout.write(String(m.isAlive(1))))",
+        "import('./src/platform/ports-and-pids.ts').then((m) => process.stdout.write(String(m.isAlive(1))))",
       ],
       { cwd: ROOT, uid: NOBODY, gid: NOBODY, encoding: 'utf8', timeout: 30_000 },
     );

@@ -14,8 +14,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../../src/api-types.js';
-import { noStore } from '../../src/http/no-store.js';
-import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../src/report-fields.js';
+import { noStore } from '../../src/platform/http/no-store.js';
+import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../src/reports/field-values.js';
 
 const SPEC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
 

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../src/ports-and-pids.js';
+import { freePort } from '../../src/platform/ports-and-pids.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
 import { localhostCertificate } from '../localhost-certificate.js';

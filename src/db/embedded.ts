@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, isAlive } from '../ports-and-pids.js';
+import { freePort, isAlive } from '../platform/ports-and-pids.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;

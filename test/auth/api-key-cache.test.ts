@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';
-import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
-import { hashKey, newKey } from '../../src/store/api-keys.js';
+import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
+import { hashKey, newKey } from '../../src/integrations/api-keys.js';
 import { APP_TOKEN, api, countingPool, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
 import { until } from '../support/wait.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { parse } from 'yaml';
-import { SPEC_PATH } from '../../src/http/openapi-validator.js';
+import { SPEC_PATH } from '../../src/platform/http/openapi-validator.js';
 import { createApp } from '../../src/app.js';
 import { app, appDeps, pool } from '../support/harness.js';
 import { launchBrowser, type Browser } from './support/browser.js';

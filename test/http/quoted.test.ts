@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { QUOTED_MAX_LENGTH, quoted } from '../../src/http/quoted.js';
+import { QUOTED_MAX_LENGTH, quoted } from '../../src/core/quoted.js';
 
 describe('quoted (pure)', () => {
   it('keeps input up to the bound as it is', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { describeValidationErrors, type ValidatorItem } from '../../src/http/validation-messages.js';
+import { describeValidationErrors, type ValidatorItem } from '../../src/platform/http/validation-messages.js';
 
 /** An item of express-openapi-validator's error list: where, its message, and the schema keyword. */
 const item = (path: string, keyword: string, message = 'is invalid'): ValidatorItem => ({

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { Server } from 'node:http';
-import { Admission, type AdmissionOptions } from '../../src/limits/admission.js';
-import { listen } from '../../src/http/listen.js';
+import { Admission, type AdmissionOptions } from '../../src/platform/limits/admission.js';
+import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
 import { gate, until } from '../support/wait.js';
-import { databaseKeys } from '../../src/auth/api-key-cache.js';
+import { databaseKeys } from '../../src/integrations/api-key-cache.js';
 
 /** A request whose body is sent in part: it holds its place in its company's share until finished. */
 interface HeldRequest {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import { KEEP_ALIVE_TIMEOUT_MS, listen, REQUEST_TIMEOUT_MS } from '../../src/http/listen.js';
+import { KEEP_ALIVE_TIMEOUT_MS, listen, REQUEST_TIMEOUT_MS } from '../../src/platform/http/listen.js';
 import { APP_TOKEN, api, app, newCompany, reportInput } from '../support/harness.js';
 
 describe('HTTP hardening', () => {

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../../src/app.js';
-import { listen } from '../../src/http/listen.js';
+import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { appDeps, newCompany, pool } from '../support/harness.js';
 

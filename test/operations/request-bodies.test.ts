@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import zlib from 'node:zlib';
 import request, { type Test } from 'supertest';
-import { MAX_JSON_DEPTH } from '../../src/http/json-body.js';
+import { MAX_JSON_DEPTH } from '../../src/platform/http/json-body.js';
 import { api, app, APP_TOKEN, newCompany, reportInput } from '../support/harness.js';
 
 const appAuth = `Bearer ${APP_TOKEN}`;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Response } from 'supertest';
 import { createStraightforwardApp } from '../../scripts/bench-straightforward/app.js';
 import { createStraightforwardSchema, SCHEMA } from '../../scripts/bench-straightforward/schema.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/observability/logger.js';
 import { api, databaseUrl, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { PAGE_BUDGET_BYTES } from '../../src/store/reports.js';
+import { PAGE_BUDGET_BYTES } from '../../src/reports/read.js';
 import { buildProduction } from '../../scripts/production-build.js';
 import { api, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { startServer, type RunningServer } from '../support/server-process.js';

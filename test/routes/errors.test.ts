@@ -5,18 +5,14 @@ import request, { type Response } from 'supertest';
 import { parse } from 'yaml';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
-import { newKey } from '../../src/store/api-keys.js';
-import {
-  ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE,
-  errorHandler,
-  HttpError,
-  unavailable,
-} from '../../src/http/errors.js';
-import { headAsGet } from '../../src/http/head-as-get.js';
-import { QUOTED_MAX_LENGTH } from '../../src/http/quoted.js';
-import { openApiValidator, SPEC_PATH } from '../../src/http/openapi-validator.js';
-import { requestLogger } from '../../src/http/request-log.js';
-import { createLogger } from '../../src/logger.js';
+import { newKey } from '../../src/integrations/api-keys.js';
+import { HttpError, unavailable } from '../../src/core/errors.js';
+import { ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE, errorHandler } from '../../src/platform/http/error-handler.js';
+import { headAsGet } from '../../src/platform/http/head-as-get.js';
+import { QUOTED_MAX_LENGTH } from '../../src/core/quoted.js';
+import { openApiValidator, SPEC_PATH } from '../../src/platform/http/openapi-validator.js';
+import { requestLogger } from '../../src/platform/observability/request-log.js';
+import { createLogger } from '../../src/platform/observability/logger.js';
 import { APP_TOKEN, api, appDeps, newCompany, reportInput } from '../support/harness.js';
 
 /** An app whose database fails every query with the given error. */

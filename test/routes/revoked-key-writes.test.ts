@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
-import { listen } from '../../src/http/listen.js';
+import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { decodeCursor, encodeCursor, type ListCursor } from '../../src/store/list-cursor.js';
+import { decodeCursor, encodeCursor, type ListCursor } from '../../src/reports/cursor.js';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const day = fc

@@ -3,7 +3,7 @@ import type { Response } from 'supertest';
 import fc from 'fast-check';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
-import { ReportWriter } from '../../src/store/report-writes.js';
+import { ReportWriter } from '../../src/reports/write.js';
 import { loadSchemaFaker, validReportBody, type Body } from '../contract/support/requests.js';
 import {
   api,

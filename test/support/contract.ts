@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import { SPEC_PATH } from '../../src/http/openapi-validator.js';
+import { SPEC_PATH } from '../../src/platform/http/openapi-validator.js';
 
 /**
  * An independent check of answers and webhooks against an OpenAPI document: the status must be

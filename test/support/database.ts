@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { isAlive } from '../../src/ports-and-pids.js';
+import { isAlive } from '../../src/platform/ports-and-pids.js';
 
 const PREFIX = 'intake-test-pg-';
 

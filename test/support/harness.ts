@@ -3,14 +3,15 @@ import request from 'supertest';
 import type { Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createPool, withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
-import { createLogger } from '../../src/logger.js';
-import { ApiKeyCache } from '../../src/auth/api-key-cache.js';
-import { ReportCache } from '../../src/store/report-cache.js';
-import { createKey } from '../../src/store/api-keys.js';
-import { addUser, createCompany } from '../../src/store/companies.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
-import { Admission } from '../../src/limits/admission.js';
-import { RateLimiter } from '../../src/limits/rate-limiter.js';
+import { createLogger } from '../../src/platform/observability/logger.js';
+import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
+import { databaseReports, ReportCache } from '../../src/reports/cache.js';
+import { ReportWriter } from '../../src/reports/write.js';
+import { createKey } from '../../src/integrations/api-keys.js';
+import { addUser, createCompany } from '../../src/companies/companies.js';
+import { createNotifier } from '../../src/integrations/notifier.js';
+import { Admission } from '../../src/platform/limits/admission.js';
+import { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
 import { assertMatchesContract } from './contract.js';
 import { startTestDatabase, type TestDatabase } from './database.js';
 
@@ -77,6 +78,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     limits: testLimits(db),
     ...overrides,
     ...caches(db, overrides),
+    writes: overrides.writes ?? new ReportWriter(db),
   };
 }
 
@@ -87,7 +89,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
 function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps, 'apiKeys' | 'reports'> {
   const keys = apiKeys ?? keyCache(db);
   const feed = keys instanceof ApiKeyCache ? keys.feed : undefined;
-  return { apiKeys: keys, reports: reports ?? (feed && new ReportCache({ db, feed })) };
+  return { apiKeys: keys, reports: reports ?? (feed ? new ReportCache({ db, feed }) : databaseReports(db)) };
 }
 
 /**

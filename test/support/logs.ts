@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/platform/observability/logger.js';
 
 export interface LogEntry {
   level: number;

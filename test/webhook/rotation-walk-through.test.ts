@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
-import { listen } from '../../src/http/listen.js';
-import { createNotifier } from '../../src/webhook/notifier.js';
+import { listen } from '../../src/platform/http/listen.js';
+import { createNotifier } from '../../src/integrations/notifier.js';
 import { APP_TOKEN, appDeps, newCompany, pool } from '../support/harness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,0 +1,3 @@
+/** The companies component: accounts and their users, as the other components may use them. */
+export { addUser, countCompanies, createCompany } from './companies.js';
+export { COMPANY, companiesRouter, requireCompany } from './routes.js';

@@ -1,0 +1,41 @@
+import { Router, type Response } from 'express';
+import type { Company, CompanyInput, User, UserInput } from '../api-types.js';
+import { conflict, notFound } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
+import { quoted } from '../core/quoted.js';
+import type { Pool } from '../db/pool.js';
+import { addUser, companyExists, createCompany } from './companies.js';
+
+/** The application's path of one company; every route under it answers 404 for an unknown company. */
+export const COMPANY = '/internal/companies/:companyId';
+
+/**
+ * For router.param('companyId', …) in each router of the application API: an unknown or malformed id
+ * is 404 before any handler runs.
+ */
+export function requireCompany(db: Pool): Parameters<Router['param']>[1] {
+  return async (_req, _res, next, companyId: string) => {
+    if (!isUuid(companyId) || !(await companyExists(db, companyId)))
+      throw notFound(`company ${quoted(companyId)} not found`);
+    next();
+  };
+}
+
+/** The application's companies and their users (inspectors). */
+export function companiesRouter(db: Pool): Router {
+  const router = Router();
+  router.param('companyId', requireCompany(db));
+
+  router.post('/internal/companies', async (req, res: Response<Company>) => {
+    res.status(201).json(await createCompany(db, (req.body as CompanyInput).name));
+  });
+
+  router.post(`${COMPANY}/users`, async (req, res: Response<User>) => {
+    const { name, email } = req.body as UserInput;
+    const user = await addUser(db, req.params.companyId!, name, email);
+    if (!user) throw conflict(`the company already has a user with e-mail ${quoted(email)}`);
+    res.status(201).json(user);
+  });
+
+  return router;
+}

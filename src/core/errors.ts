@@ -1,0 +1,50 @@
+/**
+ * Every refusal the service answers, by name: its status and, where it is always the same, its message.
+ * Code anywhere throws one of these (`refuse.notFound(…)`); the one error handler
+ * (platform/http/error-handler.ts) writes it as `{"error": …}` with its headers. Imports nothing.
+ */
+
+/** The one error type: an HTTP status and a message safe to show the caller. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Seconds a client is asked to wait before retrying a 503 of a database that cannot answer. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** Seconds a client is asked to wait when delivery slots are taken: they free within a webhook's timeout. */
+export const SLOTS_RETRY_AFTER_SECONDS = 1;
+
+const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
+
+/** The registry: each kind of error, its status, and the headers or fixed message it always has. */
+export const refuse = {
+  badRequest: (message: string) => new HttpError(400, message),
+  /** The application's token is missing or wrong (a Bearer challenge). */
+  unauthorized: (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' }),
+  notFound: (message: string) => new HttpError(404, message),
+  methodNotAllowed: (message: string, headers: Record<string, string>) => new HttpError(405, message, headers),
+  conflict: (message: string) => new HttpError(409, message),
+  bodyTooLarge: () => new HttpError(413, 'request body is larger than 1 MiB'),
+  unsupportedMediaType: (message: string) => new HttpError(415, message),
+  /** Any Expect but 100-continue; the body is left unread, so the connection closes. */
+  expectationFailed: () =>
+    new HttpError(417, 'the Expect header is not supported: only 100-continue is', { Connection: 'close' }),
+  tooManyRequests: (message: string, seconds: number) => new HttpError(429, message, retryAfter(seconds)),
+  internal: () => new HttpError(500, 'internal server error'),
+  /** The webhook receiver failed: what an inspector's publish shows. */
+  badGateway: (message: string) => new HttpError(502, message),
+  /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
+  unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) => new HttpError(503, message, retryAfter(seconds)),
+} as const;
+
+export const badRequest = refuse.badRequest;
+export const notFound = refuse.notFound;
+export const conflict = refuse.conflict;
+export const unavailable = refuse.unavailable;

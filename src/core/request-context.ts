@@ -1,0 +1,39 @@
+import { performance } from 'node:perf_hooks';
+
+/**
+ * What is known of a request beyond its HTTP: who it acts for (the accepted API key's company,
+ * integration and key) and since when (for the caches' barriers). Set once by the key check, read by
+ * the limits, the handlers and the request log. Keyed by the request object, so it goes with it.
+ */
+export interface KeyPrincipal {
+  companyId: string;
+  keyId: string;
+  integrationId: string;
+}
+
+const accepted = new WeakMap<object, { principal: KeyPrincipal; since: number }>();
+
+/** Records the request's accepted key, and `since`: when its key check began (performance.now()). */
+export function setPrincipal(req: object, principal: KeyPrincipal, since: number): void {
+  accepted.set(req, { principal, since });
+}
+
+/** The company and integration of the request's API key (set by the key check). */
+export function keyPrincipal(req: object): KeyPrincipal {
+  const entry = accepted.get(req);
+  if (!entry) throw new Error('keyPrincipal() used on a route without requireApiKey');
+  return entry.principal;
+}
+
+/**
+ * A moment after the request arrived (performance.now()): changes committed before it must show in
+ * what the request reads. A cache barrier sent after it serves the request (the key check's included).
+ */
+export function requestSince(req: object): number {
+  return accepted.get(req)?.since ?? performance.now();
+}
+
+/** The company of the request's API key, or undefined when none was accepted (for logs; never throws). */
+export function keyCompanyId(req: object): string | undefined {
+  return accepted.get(req)?.principal.companyId;
+}

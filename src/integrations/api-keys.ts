@@ -1,0 +1,124 @@
+import type { KeyPrincipal } from '../core/request-context.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { isUuid } from '../core/ids.js';
+import type { ApiKeySummary, CreatedKey } from '../api-types.js';
+import { isoTimestamp } from '../db/iso-timestamp.js';
+
+/** Keys start with a recognisable prefix so that secret scanners can find leaked ones. */
+export const KEY_PREFIX = 'irk_';
+
+export const hashKey = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+/** 32 random bytes (256 bits), base64url, behind the prefix. */
+export function newKey(): { key: string; prefix: string; hash: Buffer } {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return { key, prefix: key.slice(0, KEY_PREFIX.length + 8), hash: hashKey(key) };
+}
+
+/**
+ * What newKey makes: the prefix and 43 base64url characters, the last of which carries the 32 bytes'
+ * final 4 bits and two zero bits, so only every fourth letter of the alphabet can end a key.
+ */
+const ISSUED_KEY = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`);
+
+/** Whether the key can be one this service issued; one that cannot is refused without a lookup. */
+export const isIssuedKeyShape = (key: string): boolean => ISSUED_KEY.test(key);
+
+export type { KeyPrincipal };
+
+/**
+ * The company behind a key, found by the key's hash, or undefined for an unknown or revoked key.
+ * The same round trip records last use, at most once a minute per key.
+ */
+export async function authenticate(db: Queryable, key: string): Promise<KeyPrincipal | undefined> {
+  const { rows } = await db.query<KeyPrincipal>(
+    `WITH k AS (
+       SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
+     ), touched AS (
+       UPDATE api_keys a SET last_used_at = clock_timestamp()
+         FROM k
+        WHERE a.company_id = k.company_id AND a.id = k.id
+          -- a.last_used_at, not k's snapshot: a concurrent first use re-checks the row it waited for.
+          AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
+     )
+     SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId" FROM k`,
+    [hashKey(key)],
+  );
+  return rows[0];
+}
+
+/**
+ * Generates a key for the company's active integration, starting one if there is none. When another
+ * call starts the integration at the same moment, this statement inserts nothing (its start yields to
+ * the other one's): it runs again and then finds that integration.
+ */
+export async function createKey(db: Queryable, companyId: string): Promise<CreatedKey> {
+  const { key, prefix, hash } = newKey();
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await insertKey(db, companyId, hash, prefix);
+    if (rows[0]) return { ...rows[0], key };
+    if (attempt === 3) throw new Error('could not create an API key: the integration kept changing concurrently');
+  }
+}
+
+function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: string) {
+  return db.query<Omit<CreatedKey, 'key'>>(
+    `WITH existing AS (
+       -- FOR SHARE waits for a revocation in progress and then skips the revoked row, so a key is
+       -- never added to an integration that is being revoked (revokeIntegration locks it first).
+       SELECT id FROM integrations WHERE company_id = $1 AND revoked_at IS NULL FOR SHARE
+     ), started AS (
+       INSERT INTO integrations (company_id) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM existing)
+       ON CONFLICT (company_id) WHERE revoked_at IS NULL DO NOTHING
+       RETURNING id
+     ), integration AS (
+       SELECT id FROM existing UNION ALL SELECT id FROM started
+     )
+     INSERT INTO api_keys (company_id, integration_id, key_hash, prefix)
+     SELECT $1, id, $2, $3 FROM integration
+     RETURNING id, prefix, ${isoTimestamp('created_at')} AS "createdAt"`,
+    [companyId, hash, prefix],
+  );
+}
+
+/** The company's keys, newest first (only the active integration has keys: revoking deletes them). */
+export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
+  const { rows } = await db.query<ApiKeySummary>(
+    `SELECT id, prefix,
+            ${isoTimestamp('created_at')} AS "createdAt",
+            ${isoTimestamp('last_used_at')} AS "lastUsedAt"
+       FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`,
+    [companyId],
+  );
+  return rows;
+}
+
+/**
+ * Revokes one key by deleting it: authentication looks keys up in the database, so the very next
+ * request with it fails on every server process. False when the company has no such key.
+ */
+export async function revokeKey(db: Queryable, companyId: string, keyId: string): Promise<boolean> {
+  if (!isUuid(keyId)) return false;
+  const { rowCount } = await db.query('DELETE FROM api_keys WHERE company_id = $1 AND id = $2', [companyId, keyId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * "Revoke REST API Integration": ends the active integration (its webhook address and secret go)
+ * and deletes all of its keys, in one transaction. Reports keep pointing at the revoked integration,
+ * which is how they know never to notify again. Nothing active is not an error.
+ */
+export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
+  await withTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
+              previous_webhook_secret = NULL, previous_secret_expires_at = NULL
+        WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
+      [companyId],
+    );
+    // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
+    if (rows[0])
+      await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+  });
+}

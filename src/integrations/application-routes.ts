@@ -1,0 +1,96 @@
+import { Router, type Response } from 'express';
+import type {
+  ApiKeySummary,
+  CreatedKey,
+  IntegrationView,
+  PublishInput,
+  PublishResult,
+  SecretRotation,
+  SecretRotationInput,
+  WebhookDelivery,
+  WebhookInput,
+  WebhookSettings,
+  WebhookTestResult,
+} from '../api-types.js';
+import { COMPANY, requireCompany } from '../companies/index.js';
+import { notFound } from '../core/errors.js';
+import { pageLimit } from '../core/page-limit.js';
+import { quoted } from '../core/quoted.js';
+import type { Pool } from '../db/pool.js';
+import { createKey, listKeys, revokeIntegration, revokeKey } from './api-keys.js';
+import { listDeliveries } from './deliveries.js';
+import type { Notifier } from './notifier.js';
+import { publishReport } from './publish.js';
+import { readIntegration, rotateSecret, setWebhook } from './settings.js';
+import { newWebhookSecret } from './signing.js';
+import { noWebhookAddress, sendTestDelivery } from './test-delivery.js';
+
+/** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
+const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+
+/**
+ * The application's side of a company's REST API integration (x-internal in openapi.yaml; requireAppToken
+ * guards /internal): API keys, the webhook's address and secret, test deliveries, the delivery log, and
+ * publishing a report, which sends the reportPublished webhook.
+ */
+export function integrationsRouter(db: Pool, notifier: Notifier): Router {
+  const router = Router();
+  router.param('companyId', requireCompany(db));
+
+  router.post(`${COMPANY}/api-keys`, async (req, res: Response<CreatedKey>) => {
+    res.status(201).json(await createKey(db, req.params.companyId!));
+  });
+
+  router.get(`${COMPANY}/api-keys`, async (req, res: Response<ApiKeySummary[]>) => {
+    res.json(await listKeys(db, req.params.companyId!));
+  });
+
+  router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
+    if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!)))
+      throw notFound(`API key ${quoted(req.params.keyId!)} not found`);
+    res.status(204).end();
+  });
+
+  router.put(`${COMPANY}/webhook`, async (req, res: Response<WebhookSettings>) => {
+    const { url } = req.body as WebhookInput;
+    res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
+  });
+
+  router.post(`${COMPANY}/webhook/test`, async (req, res: Response<WebhookTestResult>) => {
+    res.json(await sendTestDelivery(db, notifier, req.params.companyId!));
+  });
+
+  router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<SecretRotation>) => {
+    const { overlapSeconds } = (req.body ?? {}) as SecretRotationInput;
+    const rotated = await rotateSecret(
+      db,
+      req.params.companyId!,
+      newWebhookSecret(),
+      overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
+    );
+    if (!rotated) throw noWebhookAddress();
+    res.json(rotated);
+  });
+
+  router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
+    res.json(await readIntegration(db, req.params.companyId!));
+  });
+
+  router.delete(`${COMPANY}/integration`, async (req, res) => {
+    await revokeIntegration(db, req.params.companyId!);
+    res.status(204).end();
+  });
+
+  router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
+    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
+    const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
+    if (!result) throw notFound(`report ${quoted(reportId)} not found`);
+    res.json(result);
+  });
+
+  router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<WebhookDelivery[]>) => {
+    res.json(await listDeliveries(db, req.params.companyId!, pageLimit(req)));
+  });
+
+  return router;
+}

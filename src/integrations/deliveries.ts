@@ -1,0 +1,66 @@
+import type { Queryable } from '../db/pool.js';
+import type { DeliveryAttempt } from './notifier.js';
+import { SAMPLE_REPORT_ID } from '../reports/sample.js';
+import type { WebhookDelivery } from '../api-types.js';
+import { isoTimestamp } from '../db/iso-timestamp.js';
+
+/** Where one attempt goes: written to the log before it is sent. */
+export interface AttemptTarget {
+  /** null for a test delivery: its sample report exists nowhere. */
+  reportId: string | null;
+  webhookId: string;
+  url: string;
+}
+
+/**
+ * What an attempt shows until its outcome is recorded: while it is in flight, and for good when the
+ * service lost its database (or stopped) before it could record it. The retry is a new attempt.
+ */
+export const OUTCOME_NOT_RECORDED =
+  'no outcome recorded: the delivery is in flight, or the service lost its database before recording it';
+
+/** Writes an attempt about to be sent to the delivery log and answers its id. */
+export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error)
+     VALUES ($1, $2, $3, $4, 0, $5) RETURNING id`,
+    [companyId, target.reportId, target.webhookId, target.url, OUTCOME_NOT_RECORDED],
+  );
+  return rows[0]!.id;
+}
+
+/** Records what happened to an attempt started with startAttempt. */
+export async function completeAttempt(
+  db: Queryable,
+  companyId: string,
+  id: string,
+  attempt: DeliveryAttempt,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET attempted_at = $3, duration_ms = $4, http_status = $5, error = $6, response_excerpt = $7
+      WHERE company_id = $1 AND id = $2`,
+    [
+      companyId,
+      id,
+      attempt.attemptedAt,
+      attempt.durationMs,
+      attempt.httpStatus,
+      attempt.error,
+      attempt.responseExcerpt,
+    ],
+  );
+}
+
+/** The company's latest attempts, newest first. */
+export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<WebhookDelivery[]> {
+  const { rows } = await db.query<WebhookDelivery>(
+    `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test, webhook_id AS "webhookId", url,
+            ${isoTimestamp('attempted_at')} AS "attemptedAt",
+            duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
+       FROM webhook_deliveries WHERE company_id = $1
+      ORDER BY attempted_at DESC, id DESC LIMIT $2`,
+    [companyId, limit, SAMPLE_REPORT_ID],
+  );
+  return rows;
+}

@@ -1,0 +1,104 @@
+import type { Queryable } from '../db/pool.js';
+import { isUuid } from '../core/ids.js';
+import { signingSecretsSql } from './settings.js';
+
+/** What publishing needs to know about a report, read with the report row locked. */
+export interface PublishTarget {
+  /** The partner-API integration that created the report; null for reports created in the application. */
+  integrationId: string | null;
+  fromRestService: string;
+  integrationRevoked: boolean;
+  webhookUrl: string | null;
+  /** The secrets the webhook signs with, newest first (two during a rotation's overlap); empty without one. */
+  webhookSecrets: string[];
+  /** The webhook-id of a publish whose delivery failed or whose outcome was lost, reused by its retry. */
+  pendingWebhookId: string | null;
+  /** Another publish of this report is delivering its webhook now: its claim has not expired. */
+  publishInFlight: boolean;
+}
+
+/**
+ * Locks the report for the rest of the (short) transaction and reads what decides the webhook. Two
+ * publishes of one report claim it one after the other, so the second sees the first's claim.
+ */
+export async function lockForPublish(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+): Promise<PublishTarget | undefined> {
+  if (!isUuid(reportId)) return undefined;
+  const { rows } = await db.query<PublishTarget>(
+    `SELECT r.integration_id AS "integrationId", r.from_rest_service AS "fromRestService",
+            coalesce(i.revoked_at IS NOT NULL, false) AS "integrationRevoked",
+            i.webhook_url AS "webhookUrl", ${signingSecretsSql('i')} AS "webhookSecrets",
+            r.pending_webhook_id AS "pendingWebhookId",
+            coalesce(r.publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
+       FROM reports r
+       LEFT JOIN integrations i ON i.company_id = r.company_id AND i.id = r.integration_id
+      WHERE r.company_id = $1 AND r.id = $2
+        FOR UPDATE OF r`,
+    [companyId, reportId],
+  );
+  return rows[0];
+}
+
+/** A report claimed by one publish for the time of its delivery. */
+export interface PublishClaim {
+  token: string;
+  /** The report's updatedAt once published: the webhook carries it, so it is fixed before the delivery. */
+  publishedAt: Date;
+}
+
+/**
+ * Claims the report for one delivery lasting at most `claimMs`, and keeps its webhook-id on the report
+ * at once (durably, before anything is sent): if the outcome is never recorded, the retry reuses it.
+ */
+export async function claimForDelivery(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  webhookId: string,
+  claimMs: number,
+): Promise<PublishClaim> {
+  const { rows } = await db.query<PublishClaim>(
+    `UPDATE reports
+        SET publish_claim = gen_random_uuid(), pending_webhook_id = $3,
+            publish_claimed_until = clock_timestamp() + $4::integer * interval '1 millisecond'
+      WHERE company_id = $1 AND id = $2
+      RETURNING publish_claim AS token, date_trunc('milliseconds', clock_timestamp()) AS "publishedAt"`,
+    [companyId, reportId, webhookId, claimMs],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Publishes (or re-publishes) the report; a later publish that notifies gets a new webhook-id. With a
+ * claim, only while that claim is still the report's (false when another publish took it over after it
+ * expired), and with the claim's publishedAt as updatedAt, as the webhook said.
+ */
+export async function markPublished(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  publishedUrl: string,
+  claim?: PublishClaim,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE reports
+        SET status = 'published', published_url = $3, pending_webhook_id = NULL,
+            publish_claim = NULL, publish_claimed_until = NULL,
+            updated_at = coalesce($5::timestamptz, clock_timestamp())
+      WHERE company_id = $1 AND id = $2 AND ($4::uuid IS NULL OR publish_claim = $4)`,
+    [companyId, reportId, publishedUrl, claim?.token ?? null, claim?.publishedAt ?? null],
+  );
+  return rowCount === 1;
+}
+
+/** Ends a claim whose delivery failed; the report is otherwise as it was, its webhook-id kept for the retry. */
+export async function releaseClaim(db: Queryable, companyId: string, reportId: string, claim: PublishClaim) {
+  await db.query(
+    `UPDATE reports SET publish_claim = NULL, publish_claimed_until = NULL
+      WHERE company_id = $1 AND id = $2 AND publish_claim = $3`,
+    [companyId, reportId, claim.token],
+  );
+}

@@ -1,0 +1,96 @@
+import type { Queryable } from '../db/pool.js';
+import { listKeys } from './api-keys.js';
+import { isoTimestamp } from '../db/iso-timestamp.js';
+import type { IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
+
+/**
+ * SQL of the secrets a delivery of integration `alias` signs with, newest first: the current one,
+ * and the previous one until its overlap ends. The database clock decides (now()), so every server
+ * process agrees on the moment the old secret stops signing, whatever its own clock says.
+ */
+export const signingSecretsSql = (alias: string): string =>
+  `array_remove(ARRAY[${alias}.webhook_secret,
+     CASE WHEN ${alias}.previous_secret_expires_at > now() THEN ${alias}.previous_webhook_secret END], NULL)`;
+
+/**
+ * Sets the webhook address and its signing secret on the company's active integration, starting
+ * one when none is active; the upsert on the one-active-integration index makes that race-free.
+ * The new secret replaces the previous ones at once (no overlap): a new address is a new receiver.
+ */
+export async function setWebhook(
+  db: Queryable,
+  companyId: string,
+  url: string,
+  secret: string,
+): Promise<WebhookSettings> {
+  const { rows } = await db.query<WebhookSettings>(
+    `INSERT INTO integrations (company_id, webhook_url, webhook_secret) VALUES ($1, $2, $3)
+     ON CONFLICT (company_id) WHERE revoked_at IS NULL
+       DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret = EXCLUDED.webhook_secret,
+                     previous_webhook_secret = NULL, previous_secret_expires_at = NULL
+     RETURNING webhook_url AS url, webhook_secret AS secret`,
+    [companyId, url, secret],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Replaces the signing secret of the company's webhook, keeping the current one signing for
+ * overlapSeconds more (by the database clock). A secret still in its overlap is dropped: only the
+ * newest two ever sign. Undefined when the company has no webhook address.
+ */
+export async function rotateSecret(
+  db: Queryable,
+  companyId: string,
+  secret: string,
+  overlapSeconds: number,
+): Promise<SecretRotation | undefined> {
+  // One statement on the locked row: concurrent rotations run one after the other, each keeping
+  // the secret the one before it made.
+  const { rows } = await db.query<SecretRotation>(
+    `UPDATE integrations
+        SET previous_webhook_secret = CASE WHEN $3::int > 0 THEN webhook_secret END,
+            previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
+            webhook_secret = $2
+      WHERE company_id = $1 AND revoked_at IS NULL AND webhook_url IS NOT NULL
+      RETURNING webhook_secret AS secret,
+                ${isoTimestamp('previous_secret_expires_at')} AS "previousSecretExpiresAt"`,
+    [companyId, secret, overlapSeconds],
+  );
+  return rows[0];
+}
+
+export interface WebhookTarget {
+  url: string;
+  secrets: string[];
+}
+
+/** Where the company's webhook goes and the secrets in force; undefined without an address. */
+export async function findWebhookTarget(db: Queryable, companyId: string): Promise<WebhookTarget | undefined> {
+  const { rows } = await db.query<WebhookTarget>(
+    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets
+       FROM integrations i
+      WHERE i.company_id = $1 AND i.revoked_at IS NULL AND i.webhook_url IS NOT NULL`,
+    [companyId],
+  );
+  return rows[0];
+}
+
+/** The company's active integration as Settings > Integrations > REST API shows it. */
+export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
+  const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
+    `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret,
+            CASE WHEN previous_secret_expires_at > now()
+                 THEN ${isoTimestamp('previous_secret_expires_at')} END AS "previousSecretExpiresAt"
+       FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
+    [companyId],
+  );
+  const active = rows[0];
+  return {
+    active: active !== undefined,
+    webhookUrl: active?.webhookUrl ?? null,
+    secret: active?.secret ?? null,
+    previousSecretExpiresAt: active?.previousSecretExpiresAt ?? null,
+    keys: active ? await listKeys(db, companyId) : [],
+  };
+}

@@ -1,0 +1,165 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { badRequest, HttpError, notFound, refuse, unavailable } from '../../core/errors.js';
+import type { Logger } from '../observability/logger.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { quoted } from '../../core/quoted.js';
+import { requestLog } from '../observability/request-log.js';
+import { rawPathParams, routeTemplate } from './route-template.js';
+import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
+
+function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unknown }): HttpError | undefined {
+  // zlib's errors have no type: body-parser marks them 400 (a body that does not decode as its Content-Encoding says).
+  if (err.type === undefined && err.status === 400 && typeof err.errno === 'number') {
+    return badRequest('the body does not decode as its Content-Encoding says (corrupt or cut short)');
+  }
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return badRequest('the body is not valid JSON');
+    case 'entity.too.large':
+      return refuse.bodyTooLarge();
+    case 'encoding.unsupported':
+      return refuse.unsupportedMediaType('unsupported Content-Encoding: send gzip, deflate, br or none');
+    case 'charset.unsupported':
+      return refuse.unsupportedMediaType('unsupported body encoding: send UTF-8 JSON');
+    case 'request.aborted':
+      return badRequest('the request body was not received in full');
+    default:
+      return undefined;
+  }
+}
+
+/** The 404 of each id in a path, the same whether the id is unknown, of another company or malformed. */
+const ID_NOT_FOUND: Record<string, (id: string) => string> = {
+  companyId: (id) => `company ${quoted(id)} not found`,
+  reportId: (id) => `report ${quoted(id)} not found`,
+  keyId: (id) => `API key ${quoted(id)} not found`,
+};
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A path whose id does not percent-decode (the validator says "malformed uri") cannot name anything
+ * that exists: it gets the 404 of an unknown id, as the document promises. Every other id reaches its
+ * handler, whose lookup answers that 404 for anything unknown, malformed or too long.
+ */
+const isMalformedUri = (items: ValidatorItem[]) => items.some((i) => i.message?.startsWith('malformed uri'));
+
+function undecodableIdNotFound(path: string): HttpError | undefined {
+  for (const [name, raw] of rawPathParams(path)) {
+    const message = ID_NOT_FOUND[name];
+    if (message && decoded(raw) === undefined) return notFound(message(raw));
+  }
+  return undefined;
+}
+
+/** Every GET path answers HEAD too (see headAsGet), which the validator's Allow leaves out. */
+function withHead(headers: Record<string, string>): Record<string, string> {
+  const allow = headers.Allow?.split(', ');
+  return allow?.includes('GET') ? { ...headers, Allow: [...allow, 'HEAD'].join(', ') } : headers;
+}
+
+/** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
+export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
+  if (err instanceof HttpError) return err;
+  const e = err as {
+    status?: number;
+    type?: string;
+    errors?: ValidatorItem[];
+    message?: string;
+    headers?: Record<string, string>;
+  };
+  const fromParser = reasonFromBodyParser(e);
+  if (fromParser) return fromParser;
+  if (isDatabaseUnavailable(err)) return unavailable('database unavailable');
+  if (typeof e.status === 'number' && Array.isArray(e.errors)) {
+    switch (e.status) {
+      case 400:
+        return (
+          (req && isMalformedUri(e.errors) && undecodableIdNotFound(req.path)) ||
+          badRequest(describeValidationErrors(e.errors))
+        );
+      case 404:
+        return notFound(req ? `no route ${req.method} ${quoted(req.path)}` : 'not found');
+      case 405:
+        return refuse.methodNotAllowed(
+          req ? `method ${req.method} is not allowed on ${quoted(req.path)}` : 'method not allowed',
+          withHead(e.headers ?? {}),
+        );
+      case 413:
+        return refuse.bodyTooLarge();
+      case 415:
+        return refuse.unsupportedMediaType('unsupported media type: send Content-Type: application/json');
+      default:
+        break;
+    }
+  }
+  return refuse.internal();
+}
+
+/** openapi.yaml's maxLength of ErrorResponse.error (test/routes/errors.test.ts holds the two together). */
+export const ERROR_MAX_LENGTH = 2000;
+
+const LAST_RESORT_BODY = JSON.stringify({ error: 'internal server error' });
+
+/** The headers of the error answer each response attempted: the last resort drops them (they describe that answer). */
+const attemptedHeaders = new WeakMap<Response, string[]>();
+
+/**
+ * The one place that writes error bodies: always exactly {"error": "..."}. Two layers, the second for
+ * when the first fails: whatever goes wrong while answering an error (a throw here, which Express passes
+ * to the next error handler; the response validator refusing the error body, which it passes to the
+ * `next` it was given when the request went through it, and that now leads past this handler) must still
+ * leave as the declared JSON, never as Express's HTML page.
+ */
+export function errorHandler(logger: Logger): [ErrorRequestHandler, ErrorRequestHandler] {
+  const answer: ErrorRequestHandler = (err, req, res, _next) => {
+    const httpError = toHttpError(err, req);
+    if (httpError.status >= 500) {
+      // requestLog(req) carries the request id, so this line pairs with the request's own line.
+      // The route template, as on that line: the raw URL would log ids, cursors and restIds.
+      (requestLog(req) ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    attemptedHeaders.set(res, Object.keys(httpError.headers));
+    // No error is ever cached, wherever it arose: an unmet Expect is refused before noStore runs.
+    // A message is cut rather than refused: one naming input quotes it bounded, but no message may fail.
+    res
+      .status(httpError.status)
+      .set({ 'Cache-Control': 'no-store', ...httpError.headers })
+      .json({ error: quoted(httpError.message, ERROR_MAX_LENGTH) });
+  };
+
+  const lastResort: ErrorRequestHandler = (err, req, res, _next) => {
+    (requestLog(req) ?? logger).error(
+      { err, method: req.method, route: routeTemplate(req) },
+      'the error answer failed: answering 500',
+    );
+    try {
+      if (res.headersSent) throw err;
+      for (const name of attemptedHeaders.get(res) ?? []) res.removeHeader(name);
+      // Not res.json, which the response validator wraps: the body every operation declares for 500, as is.
+      res
+        .status(500)
+        .set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' })
+        .send(LAST_RESORT_BODY);
+    } catch {
+      // Headers gone, or the response itself broken: all that is left is to end the exchange.
+      res.destroy();
+    }
+  };
+
+  return [answer, lastResort];
+}
+
+export const unknownRoute: RequestHandler = (req) => {
+  throw notFound(`no route ${req.method} ${quoted(req.path)}`);
+};

@@ -1,0 +1,89 @@
+import type { Request, RequestHandler } from 'express';
+import { keyPrincipal } from '../../core/request-context.js';
+import { refuse } from '../../core/errors.js';
+import { BODILESS_METHODS, MAX_BODY_BYTES } from '../http/json-body.js';
+import { Admission, AdmissionRefused } from './admission.js';
+import { AnswerSizes } from './answer-sizes.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/** The name of the one policy in the RateLimit header fields. */
+const POLICY = 'per-key';
+/** Seconds a request refused for its company's share is asked to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The bytes a request's body will hold in memory, at most: its Content-Length, or the whole budget
+ * when it is compressed or chunked (it may inflate to 1 MiB); none for a method whose body is never read.
+ */
+export function bodyBytes(req: Request): number {
+  if (BODILESS_METHODS.has(req.method)) return 0;
+  const encoding = req.headers['content-encoding'];
+  const length = Number(req.headers['content-length']);
+  if ((encoding !== undefined && encoding !== 'identity') || !Number.isFinite(length)) return MAX_BODY_BYTES;
+  return Math.min(Math.max(length, 0), MAX_BODY_BYTES);
+}
+
+/** The kind of a partner request, for the estimate of its answer's size: one of a few, whatever the path. */
+function kindOf(req: Request): string {
+  const path = req.path;
+  if (path === '/reports') return `${req.method} list`;
+  if (path === '/reports/new') return `${req.method} new`;
+  return `${req.method} ${path.startsWith('/reports/') ? 'report' : 'other'}`;
+}
+
+export interface PartnerLimits {
+  admission: Admission;
+  /** Undefined when RATE_LIMIT_PER_MINUTE is 0: no budget, and no RateLimit header fields. */
+  rateLimiter?: RateLimiter;
+}
+
+/**
+ * The partner API's limits, after the key is known and before the body is read or anything shared is
+ * taken: the key's request budget (RateLimit header fields on every answer; 429 past it), then the
+ * company's fair share of the process (429 when its queue is full or its turn does not come in time).
+ */
+export function partnerLimits({ admission, rateLimiter }: PartnerLimits): RequestHandler {
+  const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
+  const answers = new AnswerSizes();
+  const tooBusy = (err: unknown) => {
+    if (!(err instanceof AdmissionRefused)) return err;
+    return refuse.tooManyRequests(
+      `too many requests of this company in flight (${err.reason}): retry in ${BUSY_RETRY_AFTER_SECONDS} s`,
+      BUSY_RETRY_AFTER_SECONDS,
+    );
+  };
+  return (req, res, next) => {
+    const { companyId, keyId } = keyPrincipal(req);
+    if (rateLimiter) {
+      const { allowed, remaining, resetSeconds } = rateLimiter.consume(keyId, companyId);
+      res.setHeader('RateLimit-Policy', policy!);
+      res.setHeader('RateLimit', `"${POLICY}";r=${remaining};t=${resetSeconds}`);
+      if (!allowed) {
+        throw refuse.tooManyRequests(
+          `this API key has used its ${rateLimiter.perMinute} requests of this minute: retry in ${resetSeconds} s`,
+          resetSeconds,
+        );
+      }
+    }
+    const kind = kindOf(req);
+    const bytes = bodyBytes(req) + Math.min(answers.expected(companyId, kind), MAX_BODY_BYTES);
+    // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
+    // once. The connection may already have closed (during the key check): then no 'close' comes again.
+    let release = admission.tryAdmit(companyId, bytes);
+    let closed = res.closed;
+    res.once('close', () => {
+      closed = true;
+      if (res.writableFinished) answers.record(companyId, kind, Number(res.getHeader('content-length')) || 0);
+      release?.();
+    });
+    const go = () => (closed ? release!() : next());
+    if (release) return go();
+    admission.admit(companyId, bytes).then(
+      (granted) => {
+        release = granted;
+        go();
+      },
+      (err: unknown) => next(tooBusy(err)),
+    );
+  };
+}

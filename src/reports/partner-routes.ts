@@ -1,0 +1,46 @@
+import { Router, type Response } from 'express';
+import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
+import { badRequest, notFound } from '../core/errors.js';
+import { quoted } from '../core/quoted.js';
+import { keyPrincipal, requestSince } from '../core/request-context.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { ReportWriter } from './write.js';
+import type { ReportReads } from './cache.js';
+import { pageLimit } from '../core/page-limit.js';
+
+/** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
+export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router {
+  const router = Router();
+
+  router.post('/reports/new', async (req, res: Response<CreateResult>) => {
+    const { companyId, integrationId, keyId } = keyPrincipal(req);
+    const { id } = await writes.createOrUpdate({ companyId, integrationId, keyId }, req.body as ReportInput);
+    res.json({ result: 'ok', id });
+  });
+
+  router.get('/reports', async (req, res: Response<Report[]>) => {
+    const query = req.query as ListReportsQuery;
+    const limit = pageLimit(req);
+    const after = query.after === undefined ? undefined : decodeCursor(query.after);
+    if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
+    const page = await reads.list(
+      keyPrincipal(req).companyId,
+      { limit, after, restId: query.restId },
+      requestSince(req),
+    );
+    if (page.next) {
+      const next = new URLSearchParams({ limit: String(limit), after: encodeCursor(page.next) });
+      if (query.restId !== undefined) next.set('restId', query.restId);
+      res.set('Link', `</reports?${next}>; rel="next"`);
+    }
+    res.json(page.reports);
+  });
+
+  router.get('/reports/:reportId', async (req, res: Response<Report>) => {
+    const report = await reads.find(keyPrincipal(req).companyId, req.params.reportId, requestSince(req));
+    if (!report) throw notFound(`report ${quoted(req.params.reportId!)} not found`);
+    res.json(report);
+  });
+
+  return router;
+}
