@@ -1,11 +1,19 @@
 import express, { type Express } from 'express';
 import type { Pool } from './db/pool.js';
+import { companiesRouter } from './companies/index.js';
+import {
+  authRouter,
+  integrationsRouter,
+  requireApiKey,
+  type KeyAuthenticator,
+  type Notifier,
+} from './integrations/index.js';
+import { applicationReportsRouter, reportsRouter, type ReportReads, type ReportWriter } from './reports/index.js';
+import { WORDING } from './wording.js';
 import { errorHandler, unknownRoute } from './platform/http/error-handler.js';
 import type { Logger } from './platform/observability/logger.js';
 import { httpMetrics } from './platform/observability/metrics.js';
-import { requireApiKey } from './integrations/require-key.js';
 import { requireAppToken } from './platform/http/app-token.js';
-import type { KeyAuthenticator } from './integrations/api-key-cache.js';
 import { refuseUnmetExpectations } from './platform/http/expect.js';
 import { jsonBody } from './platform/http/json-body.js';
 import { rejectNulCharacters } from './platform/http/no-nul.js';
@@ -14,17 +22,9 @@ import { headAsGet } from './platform/http/head-as-get.js';
 import { requestLogger } from './platform/observability/request-log.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { openApiValidator } from './platform/http/openapi-validator.js';
-import { integrationsRouter } from './integrations/application-routes.js';
-import { companiesRouter } from './companies/index.js';
-import { applicationReportsRouter } from './reports/application-routes.js';
-import { authRouter } from './integrations/auth-route.js';
 import { operationsRouter } from './platform/observability/operations.js';
 import { docsRouter } from './platform/http/docs.js';
-import { reportsRouter } from './reports/partner-routes.js';
 import { jsonOnce } from './platform/http/json-once.js';
-import type { ReportWriter } from './reports/write.js';
-import type { ReportReads } from './reports/cache.js';
-import type { Notifier } from './integrations/notifier.js';
 import { partnerLimits, type PartnerLimits } from './platform/limits/partner-limits.js';
 
 export interface AppDeps {
@@ -99,6 +99,6 @@ export function createApp({
   app.use(operationsRouter(db, appToken));
 
   app.use(unknownRoute);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, WORDING));
   return app;
 }

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from './db/embedded.js';
 import { createPool, withTransaction } from './db/pool.js';
 import type { Logger } from './platform/observability/logger.js';
-import { createKey } from './integrations/api-keys.js';
-import { addUser, countCompanies, createCompany } from './companies/companies.js';
+import { createKey } from './integrations/index.js';
+import { addUser, countCompanies, createCompany } from './companies/index.js';
 
 const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
 const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');

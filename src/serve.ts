@@ -3,11 +3,9 @@ import type { Config } from './config.js';
 import { createPool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
-import { ApiKeyCache } from './integrations/api-key-cache.js';
 import { ChangeFeed } from './db/change-feed.js';
-import { ReportCache } from './reports/cache.js';
-import { ReportWriter } from './reports/write.js';
-import { createNotifier } from './integrations/notifier.js';
+import { ReportCache, ReportWriter } from './reports/index.js';
+import { ApiKeyCache, createNotifier } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
 import { RateLimiter } from './platform/limits/rate-limiter.js';
 

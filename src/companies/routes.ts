@@ -5,6 +5,7 @@ import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { addUser, companyExists, createCompany } from './companies.js';
+import { companyNotFound } from './wording.js';
 
 /** The application's path of one company; every route under it answers 404 for an unknown company. */
 export const COMPANY = '/internal/companies/:companyId';
@@ -15,8 +16,7 @@ export const COMPANY = '/internal/companies/:companyId';
  */
 export function requireCompany(db: Pool): Parameters<Router['param']>[1] {
   return async (_req, _res, next, companyId: string) => {
-    if (!isUuid(companyId) || !(await companyExists(db, companyId)))
-      throw notFound(`company ${quoted(companyId)} not found`);
+    if (!isUuid(companyId) || !(await companyExists(db, companyId))) throw notFound(companyNotFound(companyId));
     next();
   };
 }

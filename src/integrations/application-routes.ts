@@ -13,9 +13,9 @@ import type {
   WebhookTestResult,
 } from '../api-types.js';
 import { COMPANY, requireCompany } from '../companies/index.js';
+import { reportNotFound } from '../reports/index.js';
 import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
-import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { createKey, listKeys, revokeIntegration, revokeKey } from './api-keys.js';
 import { listDeliveries } from './deliveries.js';
@@ -23,6 +23,7 @@ import type { Notifier } from './notifier.js';
 import { publishReport } from './publish.js';
 import { readIntegration, rotateSecret, setWebhook } from './settings.js';
 import { newWebhookSecret } from './signing.js';
+import { keyNotFound } from './wording.js';
 import { noWebhookAddress, sendTestDelivery } from './test-delivery.js';
 
 /** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
@@ -47,7 +48,7 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
 
   router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
     if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!)))
-      throw notFound(`API key ${quoted(req.params.keyId!)} not found`);
+      throw notFound(keyNotFound(req.params.keyId!));
     res.status(204).end();
   });
 
@@ -84,7 +85,7 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
-    if (!result) throw notFound(`report ${quoted(reportId)} not found`);
+    if (!result) throw notFound(reportNotFound(reportId));
     res.json(result);
   });
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from './notifier.js';
-import { SAMPLE_REPORT_ID } from '../reports/sample.js';
+import { SAMPLE_REPORT_ID } from '../reports/index.js';
 import type { WebhookDelivery } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 

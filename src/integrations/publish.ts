@@ -4,7 +4,7 @@ import { withTransaction } from '../db/pool.js';
 import { conflict, HttpError, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { quoted } from '../core/quoted.js';
-import { findForCompany } from '../reports/read.js';
+import { findForCompany } from '../reports/index.js';
 import {
   claimForDelivery,
   lockForPublish,

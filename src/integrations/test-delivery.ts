@@ -4,7 +4,7 @@ import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import { findWebhookTarget } from './settings.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
-import { sampleReport } from '../reports/sample.js';
+import { sampleReport } from '../reports/index.js';
 import { newWebhookId } from './signing.js';
 
 export const noWebhookAddress = () => conflict('the company has no webhook address: set one first');

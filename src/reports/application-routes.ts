@@ -5,6 +5,7 @@ import { conflict, notFound } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { findForCompany } from './read.js';
+import { reportNotFound } from './wording.js';
 import { startReport, type ReportWriter } from './write.js';
 
 /** The application's own report operations: create one (as the inspectors' application does) and start it. */
@@ -21,7 +22,7 @@ export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router
   router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const status = await startReport(db, companyId, reportId);
-    if (!status) throw notFound(`report ${quoted(reportId)} not found`);
+    if (!status) throw notFound(reportNotFound(reportId));
     if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
     res.json((await findForCompany(db, companyId, reportId))!);
   });

@@ -1,8 +1,8 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { badRequest, notFound } from '../core/errors.js';
-import { quoted } from '../core/quoted.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
+import { reportNotFound } from './wording.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
 import type { ReportReads } from './cache.js';
@@ -38,7 +38,7 @@ export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router 
 
   router.get('/reports/:reportId', async (req, res: Response<Report>) => {
     const report = await reads.find(keyPrincipal(req).companyId, req.params.reportId, requestSince(req));
-    if (!report) throw notFound(`report ${quoted(req.params.reportId!)} not found`);
+    if (!report) throw notFound(reportNotFound(req.params.reportId!));
     res.json(report);
   });
 

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { describeValidationErrors, type ValidatorItem } from '../../src/platform/http/validation-messages.js';
+import { WORDING } from '../../src/wording.js';
+
+/** The messages as the app words them (every component's field wording). */
+const describe_ = (items: ValidatorItem[]) => describeValidationErrors(items, WORDING.fields);
 
 /** An item of express-openapi-validator's error list: where, its message, and the schema keyword. */
 const item = (path: string, keyword: string, message = 'is invalid'): ValidatorItem => ({
@@ -11,7 +15,7 @@ const item = (path: string, keyword: string, message = 'is invalid'): ValidatorI
 
 describe('validation messages (pure)', () => {
   it('names a missing field before any other error', () => {
-    const message = describeValidationErrors([
+    const message = describe_([
       { path: '/body/agentEmail', message: 'must match pattern', errorCode: 'pattern.openapi.validation' },
       {
         path: '/body/clientNames',
@@ -24,12 +28,12 @@ describe('validation messages (pure)', () => {
 
   it('labels array entries and nested fields, and says what an unknown field is', () => {
     expect(
-      describeValidationErrors([
+      describe_([
         { path: '/body/clientEmails/1', message: 'must match pattern', errorCode: 'pattern.openapi.validation' },
       ]),
     ).to.equal('clientEmails[1] must be an e-mail address');
     expect(
-      describeValidationErrors([
+      describe_([
         {
           path: '/body/inspectorEmail',
           message: 'must NOT have additional properties',
@@ -41,7 +45,7 @@ describe('validation messages (pure)', () => {
 
   it('reads the string-or-array alternatives as one rule', () => {
     expect(
-      describeValidationErrors([
+      describe_([
         { path: '/body/clientPhones', message: 'must be string', errorCode: 'type.openapi.validation' },
         { path: '/body/clientPhones', message: 'must be array', errorCode: 'type.openapi.validation' },
         {
@@ -54,41 +58,35 @@ describe('validation messages (pure)', () => {
   });
 
   it('names unknown and empty query parameters, and a body that is no object', () => {
-    expect(
-      describeValidationErrors([{ path: '/query/verbose', message: "Unknown query parameter 'verbose'" }]),
-    ).to.equal('unknown query parameter: verbose');
-    expect(
-      describeValidationErrors([{ path: '/query/restId', message: "Empty value found for query parameter 'restId'" }]),
-    ).to.equal('restId must not be empty');
-    expect(
-      describeValidationErrors([{ path: '/body', message: 'must be object', errorCode: 'type.openapi.validation' }]),
-    ).to.equal('the body must be a JSON object');
-    expect(describeValidationErrors([])).to.equal('invalid request');
+    expect(describe_([{ path: '/query/verbose', message: "Unknown query parameter 'verbose'" }])).to.equal(
+      'unknown query parameter: verbose',
+    );
+    expect(describe_([{ path: '/query/restId', message: "Empty value found for query parameter 'restId'" }])).to.equal(
+      'restId must not be empty',
+    );
+    expect(describe_([{ path: '/body', message: 'must be object', errorCode: 'type.openapi.validation' }])).to.equal(
+      'the body must be a JSON object',
+    );
+    expect(describe_([])).to.equal('invalid request');
   });
 
   it("says each field's rule in words, and a property the operation does not take is unknown", () => {
-    expect(describeValidationErrors([item('/body/inspectionDate', 'format', 'must match format "date"')])).to.equal(
+    expect(describe_([item('/body/inspectionDate', 'format', 'must match format "date"')])).to.equal(
       'inspectionDate must be a calendar date YYYY-MM-DD',
     );
-    expect(describeValidationErrors([item('/body/invoiceItems/0', 'pattern')])).to.equal(
+    expect(describe_([item('/body/invoiceItems/0', 'pattern')])).to.equal(
       'invoiceItems[0] must have the shape "<Description>: $<Price>", for example "Radon test: $150.00"',
     );
-    expect(describeValidationErrors([item('/query/limit', 'maximum')])).to.equal(
-      'limit must be an integer from 1 to 100',
-    );
-    expect(describeValidationErrors([item('/body/url', 'x-eov-format')])).to.equal(
-      'url must be an absolute https:// URL',
-    );
-    expect(describeValidationErrors([item('/body/restId', 'false schema')])).to.equal('unknown field: restId');
+    expect(describe_([item('/query/limit', 'maximum')])).to.equal('limit must be an integer from 1 to 100');
+    expect(describe_([item('/body/url', 'x-eov-format')])).to.equal('url must be an absolute https:// URL');
+    expect(describe_([item('/body/restId', 'false schema')])).to.equal('unknown field: restId');
   });
 
   it("falls back to the validator's words after the field's label", () => {
-    expect(
-      describeValidationErrors([item('/body/notes', 'maxLength', 'must NOT have more than 100000 characters')]),
-    ).to.equal('notes must NOT have more than 100000 characters');
-    expect(describeValidationErrors([item('/body/text/0/x', 'type', 'must be string')])).to.equal(
-      'text[0].x must be string',
+    expect(describe_([item('/body/notes', 'maxLength', 'must NOT have more than 100000 characters')])).to.equal(
+      'notes must NOT have more than 100000 characters',
     );
+    expect(describe_([item('/body/text/0/x', 'type', 'must be string')])).to.equal('text[0].x must be string');
   });
 
   it('prefers the most telling of several errors: a failed contains over the pattern of each entry', () => {
@@ -98,7 +96,7 @@ describe('validation messages (pure)', () => {
       item('/body/clientNames', 'contains'),
       item('/body/clientNames', 'oneOf', 'must match exactly one schema in oneOf'),
     ];
-    expect(describeValidationErrors(names)).to.equal('clientNames must contain at least one non-blank name');
+    expect(describe_(names)).to.equal('clientNames must contain at least one non-blank name');
   });
 
   it('always gives one sentence, and a missing field first wherever it stands, whatever else is wrong', () => {
@@ -120,10 +118,10 @@ describe('validation messages (pure)', () => {
       .map(([at, name, index, kw, message]) => item(`${at}/${name}${index === null ? '' : `/${index}`}`, kw, message));
     fc.assert(
       fc.property(fc.array(anyItem, { maxLength: 6 }), field, fc.nat(6), (items, missing, at) => {
-        expect(describeValidationErrors(items)).to.be.a('string').and.not.equal('');
+        expect(describe_(items)).to.be.a('string').and.not.equal('');
         const withRequired = [...items];
         withRequired.splice(at, 0, item(`/body/${missing}`, 'required'));
-        expect(describeValidationErrors(withRequired)).to.equal(`${missing} is required`);
+        expect(describe_(withRequired)).to.equal(`${missing} is required`);
       }),
     );
   });

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { badRequest, HttpError, notFound, refuse, unavailable } from '../../core/errors.js';
+import type { Wording } from '../../core/wording.js';
 import type { Logger } from '../observability/logger.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
@@ -28,13 +29,6 @@ function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unk
   }
 }
 
-/** The 404 of each id in a path, the same whether the id is unknown, of another company or malformed. */
-const ID_NOT_FOUND: Record<string, (id: string) => string> = {
-  companyId: (id) => `company ${quoted(id)} not found`,
-  reportId: (id) => `report ${quoted(id)} not found`,
-  keyId: (id) => `API key ${quoted(id)} not found`,
-};
-
 function decoded(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
@@ -50,9 +44,9 @@ function decoded(segment: string): string | undefined {
  */
 const isMalformedUri = (items: ValidatorItem[]) => items.some((i) => i.message?.startsWith('malformed uri'));
 
-function undecodableIdNotFound(path: string): HttpError | undefined {
+function undecodableIdNotFound(path: string, wording: Wording): HttpError | undefined {
   for (const [name, raw] of rawPathParams(path)) {
-    const message = ID_NOT_FOUND[name];
+    const message = wording.notFound[name];
     if (message && decoded(raw) === undefined) return notFound(message(raw));
   }
   return undefined;
@@ -65,7 +59,11 @@ function withHead(headers: Record<string, string>): Record<string, string> {
 }
 
 /** Maps any error (ours, the validator's, the body parser's, pg's) to an HttpError the caller may see. */
-export function toHttpError(err: unknown, req?: { method: string; path: string }): HttpError {
+export function toHttpError(
+  err: unknown,
+  req?: { method: string; path: string },
+  wording: Wording = { fields: {}, notFound: {} },
+): HttpError {
   if (err instanceof HttpError) return err;
   const e = err as {
     status?: number;
@@ -81,8 +79,8 @@ export function toHttpError(err: unknown, req?: { method: string; path: string }
     switch (e.status) {
       case 400:
         return (
-          (req && isMalformedUri(e.errors) && undecodableIdNotFound(req.path)) ||
-          badRequest(describeValidationErrors(e.errors))
+          (req && isMalformedUri(e.errors) && undecodableIdNotFound(req.path, wording)) ||
+          badRequest(describeValidationErrors(e.errors, wording.fields))
         );
       case 404:
         return notFound(req ? `no route ${req.method} ${quoted(req.path)}` : 'not found');
@@ -117,9 +115,9 @@ const attemptedHeaders = new WeakMap<Response, string[]>();
  * `next` it was given when the request went through it, and that now leads past this handler) must still
  * leave as the declared JSON, never as Express's HTML page.
  */
-export function errorHandler(logger: Logger): [ErrorRequestHandler, ErrorRequestHandler] {
+export function errorHandler(logger: Logger, wording: Wording): [ErrorRequestHandler, ErrorRequestHandler] {
   const answer: ErrorRequestHandler = (err, req, res, _next) => {
-    const httpError = toHttpError(err, req);
+    const httpError = toHttpError(err, req, wording);
     if (httpError.status >= 500) {
       // requestLog(req) carries the request id, so this line pairs with the request's own line.
       // The route template, as on that line: the raw URL would log ids, cursors and restIds.

@@ -1,4 +1,4 @@
-import { INVOICE_ITEM_SHAPE } from '../../reports/field-values.js';
+import type { FieldWording } from '../../core/wording.js';
 import { quoted } from '../../core/quoted.js';
 
 /**
@@ -13,22 +13,8 @@ export interface ValidatorItem {
   errorCode?: string;
 }
 
-const FIELD_MESSAGES: Record<string, Record<string, string>> = {
-  inspectionDate: {
-    format: 'must be a calendar date YYYY-MM-DD',
-    type: 'must be a calendar date YYYY-MM-DD',
-    pattern: 'must be a calendar date YYYY-MM-DD',
-  },
-  clientNames: {
-    pattern: 'must contain at least one non-blank name',
-    contains: 'must contain at least one non-blank name',
-  },
-  clientEmails: { pattern: 'must be an e-mail address' },
-  agentEmail: { pattern: 'must be an e-mail address' },
-  invoiceItems: { pattern: INVOICE_ITEM_SHAPE },
-  url: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
-  publishedUrl: { format: 'must be an absolute https:// URL', pattern: 'must be an absolute https:// URL' },
-  email: { pattern: 'must be an e-mail address' },
+/** The one field of every list (core/page-limit.ts), worded the same everywhere. */
+const LIMIT_WORDING: FieldWording = {
   limit: {
     type: 'must be an integer from 1 to 100',
     minimum: 'must be an integer from 1 to 100',
@@ -49,7 +35,7 @@ function fieldOf(path: string): { name: string; label: string } {
 }
 
 /** Turns express-openapi-validator's list of schema errors into one sentence naming the field. */
-export function describeValidationErrors(items: ValidatorItem[]): string {
+export function describeValidationErrors(items: ValidatorItem[], wording: FieldWording = {}): string {
   // Schema alternatives (string or array) report an error per branch: prefer the most telling one.
   const keywordOf = (i: ValidatorItem) => (i.errorCode?.split('.')[0] ?? '').replace(/^x-eov-/, '');
   const rank = (i: ValidatorItem) => {
@@ -89,7 +75,7 @@ export function describeValidationErrors(items: ValidatorItem[]): string {
     return `unknown query parameter: ${quoted(message.match(/'(.*)'/)?.[1] ?? '')}`;
   if (/^Empty value found for query parameter/.test(message))
     return `${quoted(message.match(/'(.*)'/)?.[1] ?? 'parameter')} must not be empty`;
-  const special = FIELD_MESSAGES[name]?.[keyword];
+  const special = (wording[name] ?? LIMIT_WORDING[name])?.[keyword];
   if (special) return `${label} ${special}`;
   const anyOfType = items.some((i) => i.path === path && i.errorCode?.startsWith('oneOf'));
   if (keyword === 'type' && anyOfType) return `${label} must be a string or an array of strings`;

@@ -1,0 +1,70 @@
+/**
+ * The architecture's rules, checked by `npm run lint` (depcruise src). The layers:
+ * - src/core: errors, request context, ids, wording types; imports nothing of the project.
+ * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
+ * - src/db: pool, migrations, change feed, notified cache, batcher.
+ * - src/reports, src/integrations, src/companies: the product's components; each is used by the
+ *   others only through its index.ts.
+ * - src/*.ts: composition (server, serve, app, config, cluster, local mode, wording).
+ */
+const COMPONENTS = '(reports|integrations|companies)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports: no module may depend on itself through others.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-nothing',
+      severity: 'error',
+      comment: 'src/core is the bottom layer: it imports no other module of the project.',
+      from: { path: '^src/core/' },
+      to: { path: '^(src/(?!core/)|generated/|scripts/|test/|db/)' },
+    },
+    {
+      name: 'no-http-below-the-transport',
+      severity: 'error',
+      comment: 'The data layer and the components never import platform/http (the transport is composed in app.ts).',
+      from: { path: `^src/(db|${COMPONENTS})/` },
+      to: { path: '^src/platform/http/' },
+    },
+    {
+      name: 'platform-knows-no-component',
+      severity: 'error',
+      comment: 'The platform serves every component and knows none of them (wording and routes are passed in).',
+      from: { path: '^src/platform/' },
+      to: { path: `^src/${COMPONENTS}/` },
+    },
+    {
+      name: 'db-below-components',
+      severity: 'error',
+      comment: 'The data layer is generic: it imports only core, itself and the process helpers.',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: ['^src/(db|core)/', '^src/platform/ports-and-pids\\.ts$'] },
+    },
+    {
+      name: 'components-through-their-index',
+      severity: 'error',
+      comment: "A component uses another only through that one's index.ts, never its internals.",
+      from: { path: `^src/${COMPONENTS}/` },
+      to: { path: `^src/${COMPONENTS}/`, pathNot: ['^src/$1/', `^src/${COMPONENTS}/index\\.ts$`] },
+    },
+    {
+      name: 'layers-never-import-composition',
+      severity: 'error',
+      comment: 'Only the composition (src/*.ts) wires things together; nothing below imports it.',
+      from: { path: `^src/(core|db|platform|${COMPONENTS})/` },
+      to: { path: '^src/[^/]+\\.ts$', pathNot: '^src/api-types\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6'],
+  },
+};

@@ -1,0 +1,9 @@
+import { quoted } from '../core/quoted.js';
+import type { FieldWording } from '../core/wording.js';
+
+/** A user's fields' schema failures in words (after the field's name). */
+export const COMPANY_FIELD_WORDING: FieldWording = {
+  email: { pattern: 'must be an e-mail address' },
+};
+
+export const companyNotFound = (id: string) => `company ${quoted(id)} not found`;

@@ -1,0 +1,8 @@
+/** The integrations component (API keys, webhook settings and deliveries, publishing), as the app uses it. */
+export { ApiKeyCache, type KeyAuthenticator } from './api-key-cache.js';
+export { createKey } from './api-keys.js';
+export { integrationsRouter } from './application-routes.js';
+export { authRouter } from './auth-route.js';
+export { createNotifier, type Notifier } from './notifier.js';
+export { requireApiKey } from './require-key.js';
+export { INTEGRATION_FIELD_WORDING, keyNotFound } from './wording.js';

@@ -1,0 +1,12 @@
+import { quoted } from '../core/quoted.js';
+import type { FieldWording } from '../core/wording.js';
+
+const HTTPS_URL = 'must be an absolute https:// URL';
+
+/** The integration's fields' schema failures in words (after the field's name). */
+export const INTEGRATION_FIELD_WORDING: FieldWording = {
+  url: { format: HTTPS_URL, pattern: HTTPS_URL },
+  publishedUrl: { format: HTTPS_URL, pattern: HTTPS_URL },
+};
+
+export const keyNotFound = (id: string) => `API key ${quoted(id)} not found`;

@@ -1,0 +1,19 @@
+import type { FieldWording } from '../core/wording.js';
+import { quoted } from '../core/quoted.js';
+import { INVOICE_ITEM_SHAPE } from './field-values.js';
+
+const CALENDAR_DATE = 'must be a calendar date YYYY-MM-DD';
+const E_MAIL = 'must be an e-mail address';
+const A_NAME = 'must contain at least one non-blank name';
+
+/** The report fields' schema failures in words (after the field's name). */
+export const REPORT_FIELD_WORDING: FieldWording = {
+  inspectionDate: { format: CALENDAR_DATE, type: CALENDAR_DATE, pattern: CALENDAR_DATE },
+  clientNames: { pattern: A_NAME, contains: A_NAME },
+  clientEmails: { pattern: E_MAIL },
+  agentEmail: { pattern: E_MAIL },
+  invoiceItems: { pattern: INVOICE_ITEM_SHAPE },
+};
+
+/** The 404 of a report id in a path, the same whether it is unknown, another company's or malformed. */
+export const reportNotFound = (id: string) => `report ${quoted(id)} not found`;
