@@ -1,3 +1,5 @@
+import { badRequest } from '../core/errors.js';
+
 /** Pure conversions between the API's field shapes and stored values. */
 
 /** A string is one value, an array several; entries are trimmed and blank ones dropped. */
@@ -36,4 +38,13 @@ export function parseInvoiceItem(text: string): InvoiceItem | undefined {
 export function formatInvoiceItem({ description, priceCents }: InvoiceItem): string {
   const dollars = Math.floor(priceCents / 100).toLocaleString('en-US');
   return `${description}: $${dollars}.${String(priceCents % 100).padStart(2, '0')}`;
+}
+
+/** The invoice items of an input, parsed; 400 naming the first that has another shape. */
+export function parseInvoiceItems(value: string | string[] | undefined): InvoiceItem[] {
+  return toList(value).map((text, i) => {
+    const item = parseInvoiceItem(text);
+    if (!item) throw badRequest(`invoiceItems[${i}] ${INVOICE_ITEM_SHAPE}`);
+    return item;
+  });
 }

@@ -1,79 +1,29 @@
 import type { Report } from '../api-types.js';
 import type { Queryable } from '../db/pool.js';
-import { formatInvoiceItem, joinList } from './field-values.js';
+import { ALL_FIELDS, type ReportRow } from './fields.js';
 import type { ListCursor } from './cursor.js';
 import { isUuid } from '../core/ids.js';
-import { isoTimestamp } from '../db/iso-timestamp.js';
-
-interface ReportRow {
-  id: string;
-  address: string;
-  client_names: string[];
-  client_emails: string[];
-  client_phones: string[];
-  agent_name: string;
-  agent_email: string;
-  agent_phone: string;
-  inspector_names: string[];
-  inspector_emails: string[];
-  notes: string;
-  inspection_date: string;
-  from_rest_service: string;
-  rest_id: string | null;
-  published_url: string;
-  status: Report['status'];
-  year_built: string;
-  square_feet: string;
-  invoice_descriptions: string[];
-  /** Text from a row, numbers from the JSON of a list page: both go through Number(). */
-  invoice_prices: (string | number)[];
-  created_at: string;
-  updated_at: string;
-  cursor_created_at: string;
-}
 
 /**
  * A report is one row: its inspectors and invoice items are kept on it as displayed (migration 4),
  * so a read is one index probe and a page one index range scan. The reads are named (prepared once
  * per connection): planning costs PostgreSQL more than running them, and the generic plans are the
- * same index scans.
+ * same index scans. The columns read and the output made of them come from the field catalogue
+ * (fields.ts); cursor_created_at is the list order's own (microseconds, where createdAt shows milliseconds).
  */
-const REPORT_COLUMNS = `
-         r.id, r.address, r.client_names, r.client_emails, r.client_phones,
-         r.agent_name, r.agent_email, r.agent_phone, r.notes,
-         to_char(r.inspection_date, 'YYYY-MM-DD') AS inspection_date,
-         r.from_rest_service, r.rest_id, r.published_url, r.status, r.year_built, r.square_feet,
-         ${isoTimestamp('r.created_at')} AS created_at,
-         ${isoTimestamp('r.updated_at')} AS updated_at,
-         to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at,
-         r.inspector_names, r.inspector_emails, r.invoice_descriptions, r.invoice_prices`;
+const REPORT_COLUMNS = [
+  'r.id',
+  'r.status',
+  ...ALL_FIELDS.flatMap(([, field]) =>
+    Object.keys({ ...field.columns, ...field.read }).map((c) =>
+      field.read?.[c] ? `${field.read[c]} AS ${c}` : `r.${c}`,
+    ),
+  ),
+  `to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_created_at`,
+].join(', ');
 
 function toReport(row: ReportRow): Report {
-  return {
-    id: row.id,
-    address: row.address,
-    clientName: joinList(row.client_names),
-    clientEmail: joinList(row.client_emails),
-    clientPhone: joinList(row.client_phones),
-    agentName: row.agent_name,
-    agentEmail: row.agent_email,
-    agentPhone: row.agent_phone,
-    inspectorName: joinList(row.inspector_names),
-    inspectorEmail: joinList(row.inspector_emails),
-    inspectorNotes: row.notes,
-    inspectionDate: `${row.inspection_date}T00:00:00.000Z`,
-    fromRestService: row.from_rest_service,
-    restId: row.rest_id ?? '',
-    publishedUrl: row.published_url,
-    status: row.status,
-    yearBuilt: row.year_built,
-    squareFeet: row.square_feet,
-    invoiceItems: row.invoice_descriptions.map((description, i) =>
-      formatInvoiceItem({ description, priceCents: Number(row.invoice_prices[i]) }),
-    ),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+  return Object.assign({}, ...ALL_FIELDS.map(([, field]) => field.output(row))) as Report;
 }
 
 /** The company's report, or undefined: unknown, malformed and other companies' ids look the same. */
@@ -130,7 +80,10 @@ export async function listForCompany(
   // The scan reads one report past the limit (is there a next page?) and sums each report's
   // display_bytes (migration 9) as it goes; the array holds only the reports within the limit and
   // the budget, so the reports past the budget are never built into JSON, nor read from TOAST.
-  const result = await db.query<{ page: ReportRow[]; scanned: number }>({
+  const result = await db.query<{
+    page: (ReportRow & { id: string; inspection_date: string; cursor_created_at: string })[];
+    scanned: number;
+  }>({
     // One prepared statement per shape of the query (its text depends only on which filters are given).
     name: `reports-page${after ? '-after' : ''}${restId !== undefined ? '-rest-id' : ''}`,
     text: `SELECT coalesce(json_agg(p ORDER BY p.n) FILTER (WHERE p.n <= $2 AND (p.n = 1 OR p.page_bytes <= $3)), '[]') AS page,
