@@ -136,7 +136,8 @@ function publicBaseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined
   return url.href.replace(/\/+$/, '');
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** The database's settings: where it is, the application token that comes with it, the pool and its waits. */
+function databaseConfig(env: NodeJS.ProcessEnv) {
   const databaseUrl = postgresUrl(env, 'DATABASE_URL');
   const migrationDatabaseUrl = postgresUrl(env, 'DATABASE_MIGRATION_URL');
   if (migrationDatabaseUrl !== undefined && databaseUrl === undefined) {
@@ -149,11 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (appToken !== undefined && appToken.length < 32) {
     throw new ConfigError('APP_TOKEN must be at least 32 characters long');
   }
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
-  const host = env.HOST || '127.0.0.1';
   const databaseConnectTimeoutMs = integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000);
   const databaseStatementTimeoutMs = integer(
     env,
@@ -169,6 +165,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `got "${databaseStatementTimeoutMs}": the service stops waiting for an answer at DATABASE_CONNECT_TIMEOUT_MS`,
     );
   }
+  return {
+    databaseUrl,
+    appToken,
+    migrationDatabaseUrl,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseConnectTimeoutMs,
+    databaseStatementTimeoutMs,
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+  };
+}
+
+/** The webhook's settings: which receivers may be called, how long each may take, how many at once. */
+function webhookConfig(env: NodeJS.ProcessEnv) {
   const webhookMaxInFlight = integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000);
   // The default share is 4 places, or all of them when the process has fewer.
   const webhookMaxInFlightPerCompany = integer(
@@ -185,27 +194,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `got "${webhookMaxInFlightPerCompany}": a company's share is part of the process's places`,
     );
   }
-  const companyMaxInFlight = integer(env, 'COMPANY_MAX_IN_FLIGHT', 4, 1, 10_000);
-  return Object.freeze({
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host,
-    databaseUrl,
-    appToken,
-    logLevel,
-    migrationDatabaseUrl,
-    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    databaseConnectTimeoutMs,
-    databaseStatementTimeoutMs,
-    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
-    webConcurrency: concurrency(env),
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
+  return {
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookMaxInFlight,
     webhookMaxInFlightPerCompany,
-    publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** Each key's request budget and each company's share of a process. */
+function limitsConfig(env: NodeJS.ProcessEnv) {
+  const companyMaxInFlight = integer(env, 'COMPANY_MAX_IN_FLIGHT', 4, 1, 10_000);
+  return {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     companyMaxInFlight,
     companyMaxInFlightAlone: integer(
@@ -218,5 +218,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // At least one whole body (1 MiB), or a company could never send one.
     companyBytesInFlight: integer(env, 'COMPANY_BYTES_IN_FLIGHT', MIB, MIB, 1024 * MIB),
     bytesInFlight: integer(env, 'BYTES_IN_FLIGHT', 32 * MIB, MIB, 16 * 1024 * MIB),
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    logLevel,
+    ...databaseConfig(env),
+    webConcurrency: concurrency(env),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
+    ...webhookConfig(env),
+    publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    ...limitsConfig(env),
   });
 }

@@ -1,6 +1,7 @@
+import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createPool } from './db/pool.js';
+import { createPool, type Pool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
 import { ChangeFeed } from './db/change-feed.js';
@@ -12,6 +13,21 @@ import { RateLimiter } from './platform/limits/rate-limiter.js';
 /** Requests of one company waiting for their turn in this process, at most, and for how long. */
 const ADMISSION_MAX_WAITING = 256;
 const ADMISSION_WAIT_MS = 2_000;
+
+/** Each key's request budget (across processes, through the database) and each company's share of this process. */
+function partnerLimits(config: Config, db: Pool) {
+  const rateLimiter =
+    config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
+  const admission = new Admission({
+    perCompany: config.companyMaxInFlight,
+    perCompanyAlone: config.companyMaxInFlightAlone,
+    companyBytes: config.companyBytesInFlight,
+    processBytes: config.bytesInFlight,
+    maxWaiting: ADMISSION_MAX_WAITING,
+    waitMillis: ADMISSION_WAIT_MS,
+  });
+  return { admission, rateLimiter };
+}
 
 export interface Service {
   baseUrl: string;
@@ -47,16 +63,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   });
   const apiKeys = new ApiKeyCache({ db, feed });
   const reports = new ReportCache({ db, feed });
-  const rateLimiter =
-    config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
-  const admission = new Admission({
-    perCompany: config.companyMaxInFlight,
-    perCompanyAlone: config.companyMaxInFlightAlone,
-    companyBytes: config.companyBytesInFlight,
-    processBytes: config.bytesInFlight,
-    maxWaiting: ADMISSION_MAX_WAITING,
-    waitMillis: ADMISSION_WAIT_MS,
-  });
+  const { admission, rateLimiter } = partnerLimits(config, db);
   const app = createApp({
     db,
     logger,
@@ -76,25 +83,41 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ baseUrl }, 'listening');
 
-  return {
-    baseUrl,
-    async stop(signal) {
-      const drained = stopServer(server, config.shutdownTimeoutMs);
-      // Logged once the listening socket is closed: from here on new connections are refused.
-      logger.info(
-        { signal, timeoutMs: config.shutdownTimeoutMs },
-        'shutting down: refusing new connections, finishing requests in flight',
-      );
-      if (!(await drained)) {
-        logger.warn(
-          { timeoutMs: config.shutdownTimeoutMs },
-          'requests still running at SHUTDOWN_TIMEOUT_MS were cut off',
-        );
-      }
-      await rateLimiter?.close();
-      await apiKeys.close();
-      await feed.close();
-      await db.end();
-    },
-  };
+  return { baseUrl, stop: (signal) => stopService(signal, { config, logger, server, rateLimiter, apiKeys, feed, db }) };
+}
+
+/** Graceful stop: refuse new connections, finish requests in flight, then close what serve() opened. */
+async function stopService(
+  signal: string,
+  {
+    config,
+    logger,
+    server,
+    rateLimiter,
+    apiKeys,
+    feed,
+    db,
+  }: {
+    config: Config;
+    logger: Logger;
+    server: Server;
+    rateLimiter: RateLimiter | undefined;
+    apiKeys: ApiKeyCache;
+    feed: ChangeFeed;
+    db: Pool;
+  },
+): Promise<void> {
+  const drained = stopServer(server, config.shutdownTimeoutMs);
+  // Logged once the listening socket is closed: from here on new connections are refused.
+  logger.info(
+    { signal, timeoutMs: config.shutdownTimeoutMs },
+    'shutting down: refusing new connections, finishing requests in flight',
+  );
+  if (!(await drained)) {
+    logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut off');
+  }
+  await rateLimiter?.close();
+  await apiKeys.close();
+  await feed.close();
+  await db.end();
 }

@@ -37,7 +37,23 @@ const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
 export function integrationsRouter(db: Pool, notifier: Notifier): Router {
   const router = Router();
   router.param('companyId', requireCompany(db));
+  keyRoutes(router, db);
+  webhookRoutes(router, db, notifier);
 
+  router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
+    res.json(await readIntegration(db, req.params.companyId!));
+  });
+
+  router.delete(`${COMPANY}/integration`, async (req, res) => {
+    await revokeIntegration(db, req.params.companyId!);
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+/** Issuing, listing and revoking the company's API keys. */
+function keyRoutes(router: Router, db: Pool): void {
   router.post(`${COMPANY}/api-keys`, async (req, res: Response<CreatedKey>) => {
     res.status(201).json(await createKey(db, req.params.companyId!));
   });
@@ -51,7 +67,10 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
       throw notFound(keyNotFound(req.params.keyId!));
     res.status(204).end();
   });
+}
 
+/** The webhook: its address and secret, a test delivery, publishing (which sends it), the delivery log. */
+function webhookRoutes(router: Router, db: Pool, notifier: Notifier): void {
   router.put(`${COMPANY}/webhook`, async (req, res: Response<WebhookSettings>) => {
     const { url } = req.body as WebhookInput;
     res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
@@ -73,15 +92,6 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
     res.json(rotated);
   });
 
-  router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
-    res.json(await readIntegration(db, req.params.companyId!));
-  });
-
-  router.delete(`${COMPANY}/integration`, async (req, res) => {
-    await revokeIntegration(db, req.params.companyId!);
-    res.status(204).end();
-  });
-
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
@@ -92,6 +102,4 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
   router.get(`${COMPANY}/webhook-deliveries`, async (req, res: Response<WebhookDelivery[]>) => {
     res.json(await listDeliveries(db, req.params.companyId!, pageLimit(req)));
   });
-
-  return router;
 }
