@@ -126,7 +126,9 @@ export interface webhooks {
          * @description Sent when an inspector publishes a report that was created through this API and confirms that
          *     the integration should be notified, provided a webhook address is set and the integration that
          *     created the report has not been revoked since. The service sends one `POST` to your HTTPS
-         *     address and waits at most 10 seconds for the complete answer. Redirects are not followed.
+         *     address and waits a bounded time for the complete answer: 10 seconds, unless the service's
+         *     operator set another limit (a failure past it reads `no complete answer within <n> ms`, naming
+         *     the limit in force). Redirects are not followed.
          *     Any 2xx status acknowledges the delivery; anything else (or no answer) is shown to the
          *     inspector as a failure, who may retry (with the same `webhook-id`) or publish without notifying.
          *
