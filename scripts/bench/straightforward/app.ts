@@ -13,11 +13,11 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../../src/api-types.js';
-import { noStore } from '../../src/http/no-store.js';
-import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../src/report-fields.js';
+import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../../../src/api-types.js';
+import { noStore } from '../../../src/http/no-store.js';
+import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../../src/report-fields.js';
 
-const SPEC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
+const SPEC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi.yaml');
 
 class HttpError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the service's hot paths under load, side by side with the straightforward
- * implementation (scripts/bench-straightforward/) and a bare Express, all measured in the same run on
+ * implementation (scripts/bench/straightforward/) and a bare Express, all measured in the same run on
  * the same machine.
  *
  * Starts a fresh embedded PostgreSQL in a temporary directory, seeds a company with 1,000 reports and
@@ -26,9 +26,9 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/ports-and-pids.js';
-import { createStraightforwardSchema } from './bench-straightforward/schema.js';
-import { benchReport, seedCompany } from './bench-seed.js';
+import { freePort } from '../../src/ports-and-pids.js';
+import { createStraightforwardSchema } from './straightforward/schema.js';
+import { benchReport, seedCompany } from './seed.js';
 import {
   cleanUpOnSignals,
   formatTable,
@@ -39,9 +39,9 @@ import {
   startChild,
   stopChild,
   waitUntilUp,
-} from './bench/lifecycle.js';
-import { measureWriteShapes } from './bench-write-shapes.js';
-import { buildProduction } from './production-build.js';
+} from './lifecycle.js';
+import { measureWriteShapes } from './write-shapes.js';
+import { buildProduction } from '../production-build.js';
 
 const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 8);
@@ -129,7 +129,7 @@ async function withoutReportNotifications(url: string, fn: () => Promise<void>):
 /**
  * `workers`: the service again, with BENCH_WORKERS workers behind its port (WEB_CONCURRENCY).
  * The experiments, each on the compared operations: `floor`, the service's data layer behind bare
- * Express with no guarantee around it (scripts/bench-floor.ts: what any change on the Node side could
+ * Express with no guarantee around it (scripts/bench/floor.ts: what any change on the Node side could
  * at best reach); `capped`, the service with a V8 heap ceiling (HEAP_CAP_ARGS: what holding its RSS
  * under the budget costs); `unnotified`, the service's writes while report writes do not notify
  * (withoutReportNotifications: what keeping the report cache correct across processes costs writes).
@@ -278,19 +278,19 @@ async function main(): Promise<void> {
   const sampleReport: unknown = await sample.json();
 
   const barePort = await freePort();
-  const bare = startChild('bare', ['--import', 'tsx', 'scripts/bench-baseline.ts'], {
+  const bare = startChild('bare', ['--import', 'tsx', 'scripts/bench/baseline.ts'], {
     PORT: String(barePort),
     BASELINE_BODY: JSON.stringify(sampleReport),
   });
   const straightforwardPort = await freePort();
   const straightforward = startChild(
     'straightforward',
-    ['--import', 'tsx', 'scripts/bench-straightforward/server.ts'],
+    ['--import', 'tsx', 'scripts/bench/straightforward/server.ts'],
     { DATABASE_URL: database.url, PORT: String(straightforwardPort), LOG_LEVEL: 'warn' },
   );
   const workersPort = await freePort();
   const floorPort = await freePort();
-  const floor = startChild('floor', ['--import', 'tsx', 'scripts/bench-floor.ts'], {
+  const floor = startChild('floor', ['--import', 'tsx', 'scripts/bench/floor.ts'], {
     DATABASE_URL: database.url,
     PORT: String(floorPort),
   });
@@ -592,7 +592,7 @@ async function main(): Promise<void> {
   const fixed = (n: number | null, digits = 2) => (n === null ? '' : n.toFixed(digits));
   console.log('');
   console.log(
-    `experiments: floor = the data layer on bare Express, no guarantees (scripts/bench-floor.ts); ` +
+    `experiments: floor = the data layer on bare Express, no guarantees (scripts/bench/floor.ts); ` +
       `capped = the service with ${HEAP_CAP_ARGS.join(' ')} (peak RSS ${peakRssMb.capped.toFixed(0)} MB); ` +
       `unnotified = the service while report writes do not notify (what the report cache costs writes); ` +
       `node-bound = the service's requests/s with a core to itself and a free database (its own CPU per request)`,

@@ -9,8 +9,8 @@
  * written into the large company; every one is new.
  */
 import pg from 'pg';
-import { ReportWriter } from '../src/store/report-writes.js';
-import { benchReport } from './bench-seed.js';
+import { ReportWriter } from '../../src/store/report-writes.js';
+import { benchReport } from './seed.js';
 
 export interface WriteShape {
   shape: string;
