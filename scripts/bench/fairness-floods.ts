@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { benchReport } from '../bench-seed.js';
+import { benchReport } from './seed.js';
 import type { Stage } from './fairness-setup.js';
 import { maximalReportBody } from './maximal-report.js';
 

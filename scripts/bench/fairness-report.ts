@@ -1,4 +1,4 @@
-/** The figures of `npm run bench:fairness`: B's latencies per phase, the table and the verdict of issue 20. */
+/** The figures of `npm run bench:fairness`: B's latencies per phase, the table and the verdict (every p99 ratio within MAX_RATIO, no 5xx for B). */
 import { OPEN, type Statuses } from './fairness-floods.js';
 import { formatTable } from './lifecycle.js';
 import type { Sample, SteadyResult } from './steady-client.js';

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../../src/platform/ports-and-pids.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
-import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
+import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 import { localhostCertificate } from '../localhost-certificate.js';
 import { buildProduction } from '../production-build.js';
 import { onCleanUp, startBenchDatabase, startChild, waitUntilUp } from './lifecycle.js';

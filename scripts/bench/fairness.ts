@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fairness`: does one company's flood take the service from another (issue 20)?
+ * `npm run bench:fairness`: does one company's flood take the service from another?
  *
  * Starts a fresh embedded PostgreSQL and the production build of the service (one process), with
  * companies A and B (fairness-setup.ts). Company B sends a steady 20 requests a second, open-loop

@@ -18,7 +18,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
 import { freePort } from '../../src/platform/ports-and-pids.js';
-import { benchReport, seedCompany, type SeededCompany } from '../bench-seed.js';
+import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 import { buildProduction } from '../production-build.js';
 import {
   cleanUpOnSignals,

@@ -13,7 +13,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { benchReport } from '../bench-seed.js';
+import { benchReport } from './seed.js';
 
 export interface SteadyConfig {
   baseUrl: string;

@@ -5,16 +5,16 @@
  * cache headers, no body budgets or text checks, and API keys read once and trusted for good (no
  * revocation barrier). Never a way to run the service: it bounds what any change on the Node side could
  * still win, since the service can at best do this much work per request. Run as a script: DATABASE_URL,
- * PORT; SIGTERM stops it. test/perf/bench-floor.test.ts checks that it answers what the service answers.
+ * PORT; SIGTERM stops it. test/bench/floor.test.ts checks that it answers what the service answers.
  */
 import { pathToFileURL } from 'node:url';
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
-import type { ReportInput } from '../src/api-types.js';
-import { createPool, type Pool } from '../src/db/pool.js';
-import { authenticate, type KeyPrincipal } from '../src/integrations/api-keys.js';
-import { decodeCursor, encodeCursor } from '../src/reports/cursor.js';
-import { ReportWriter } from '../src/reports/write.js';
-import { findForCompany, listForCompany } from '../src/reports/read.js';
+import type { ReportInput } from '../../src/api-types.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { authenticate, type KeyPrincipal } from '../../src/integrations/api-keys.js';
+import { decodeCursor, encodeCursor } from '../../src/reports/cursor.js';
+import { ReportWriter } from '../../src/reports/write.js';
+import { findForCompany, listForCompany } from '../../src/reports/read.js';
 
 export function createFloorApp(db: Pool): Express {
   const keys = new Map<string, KeyPrincipal | undefined>();

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import pg from 'pg';
 import type { Response } from 'supertest';
-import { createStraightforwardApp } from '../../scripts/bench-straightforward/app.js';
-import { createStraightforwardSchema, SCHEMA } from '../../scripts/bench-straightforward/schema.js';
+import { createStraightforwardApp } from '../../scripts/bench/straightforward/app.js';
+import { createStraightforwardSchema, SCHEMA } from '../../scripts/bench/straightforward/schema.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { api, databaseUrl, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
 

@@ -1,16 +1,15 @@
 /**
  * The benchmark's write-shape experiment: what PostgreSQL spends per report written, whatever the
- * service does around it. Three shapes, each driven from 16 connections for a few seconds straight
+ * service does around it. Four shapes, each driven from 16 connections for a few seconds straight
  * through pg (no HTTP): the service's upsert statement with one create each, the same batched as the
  * service batches them (ReportWriter: one statement in flight, the creates that arrive meanwhile
- * together), a plain
- * single-row INSERT of the same columns, and a multi-row INSERT of 16 reports per statement (the
- * bound for batching several partners' creates into one statement and one commit). The reports are
- * written into the large company; every one is new.
+ * together), a plain single-row INSERT of the same columns, and a multi-row INSERT of 16 reports per
+ * statement (the bound for batching several partners' creates into one statement and one commit). The
+ * reports are written into the large company; every one is new.
  */
 import pg from 'pg';
-import { ReportWriter } from '../src/reports/write.js';
-import { benchReport } from './bench-seed.js';
+import { ReportWriter } from '../../src/reports/write.js';
+import { benchReport } from './seed.js';
 
 export interface WriteShape {
   shape: string;
@@ -34,7 +33,7 @@ const insert = (rows: number) =>
   `INSERT INTO reports (${COLUMNS}) VALUES ${Array.from({ length: rows }, (_, i) => rowValues(i * 4 + 1)).join(', ')}`;
 
 /**
- * Runs the three shapes against the database at url, for `seconds` each, and returns their rate and
+ * Runs the four shapes against the database at url, for `seconds` each, and returns their rate and
  * PostgreSQL's CPU per report (postgresCpuSeconds: the CPU its processes have used so far).
  */
 export async function measureWriteShapes(

@@ -1,8 +1,8 @@
 /** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
 import type pg from 'pg';
-import type { ReportInput } from '../src/api-types.js';
-import { createKey } from '../src/integrations/api-keys.js';
-import { addUser, createCompany } from '../src/companies/companies.js';
+import type { ReportInput } from '../../src/api-types.js';
+import { createKey } from '../../src/integrations/api-keys.js';
+import { addUser, createCompany } from '../../src/companies/companies.js';
 
 export interface SeededCompany {
   companyId: string;
@@ -44,7 +44,7 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
   return { companyId: company.id, key, inspectorEmail: inspector!.email };
 }
 
-/** The report the benchmark creates and updates through the API (and writes straight, in bench-write-shapes). */
+/** The report the benchmark creates and updates through the API (and writes straight, in write-shapes.ts). */
 export function benchReport(restId: string, inspectorEmail: string): ReportInput {
   return {
     restId,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createFloorApp } from '../../scripts/bench-floor.js';
+import { createFloorApp } from '../../scripts/bench/floor.js';
 import { api, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
 
 /**

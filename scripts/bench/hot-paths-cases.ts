@@ -1,0 +1,98 @@
+/**
+ * `npm run bench`'s cases: what autocannon sends for each, against whichever target. Reads go to the
+ * large company (1M reports) but for the small company's first page; writes create new reports in the
+ * large company or update its seeded ones.
+ */
+import { LARGE, ONLY, type Case } from './hot-paths-settings.js';
+import type { Reference } from './hot-paths-targets.js';
+import { benchReport, type SeededCompany } from './seed.js';
+
+/** Bare Express's only case. */
+export const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
+
+export interface CaseInputs {
+  smallHeaders: Record<string, string>;
+  largeHeaders: Record<string, string>;
+  large: SeededCompany;
+  reference: Reference;
+}
+
+/** Numbers the ids read and the restIds written, across every case and target. */
+let counter = 0;
+
+function reportBody(restId: string, inspectorEmail: string): string {
+  return JSON.stringify(benchReport(restId, inspectorEmail));
+}
+
+function readCases({ smallHeaders, largeHeaders, reference: { ids, nextPath } }: CaseInputs): Case[] {
+  return [
+    { name: 'GET /auth', headers: smallHeaders, requests: [{ method: 'GET', path: '/auth' }] },
+    {
+      name: 'GET /reports/{id}',
+      compared: true,
+      headers: largeHeaders,
+      requests: [
+        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
+      ],
+    },
+    {
+      name: 'GET /reports?limit=20 (1k)',
+      headers: smallHeaders,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    {
+      name: 'GET /reports?limit=20 (1M)',
+      compared: true,
+      headers: largeHeaders,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    {
+      name: 'GET /reports page 2 (1M)',
+      headers: largeHeaders,
+      requests: [{ method: 'GET', path: nextPath }],
+    },
+  ];
+}
+
+function writeCases({ largeHeaders, large }: CaseInputs): Case[] {
+  const headers = { ...largeHeaders, 'content-type': 'application/json' };
+  return [
+    {
+      name: 'POST /reports/new (create)',
+      compared: true,
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({
+            ...req,
+            path: '/reports/new',
+            body: reportBody(`bench-new-${process.pid}-${++counter}`, large.inspectorEmail),
+          }),
+        },
+      ],
+    },
+    {
+      name: 'POST /reports/new (update)',
+      compared: true,
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
+          setupRequest: (req) => ({
+            ...req,
+            path: '/reports/new',
+            body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, large.inspectorEmail),
+          }),
+        },
+      ],
+    },
+  ];
+}
+
+/** Every case, in the order driven, or those whose names contain one of BENCH_ONLY's. */
+export function buildCases(inputs: CaseInputs): Case[] {
+  const all = [...readCases(inputs), ...writeCases(inputs)];
+  return all.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)));
+}
