@@ -2,8 +2,8 @@
  * The straightforward implementation's reads: a report row with its inspectors and invoice items
  * joined from their own tables, as the contract's Report; list cursors; the errors it answers 4xx.
  */
-import type { Report } from '../../../src/api-types.js';
-import { formatInvoiceItem, joinList } from '../../../src/reports/field-values.js';
+import type { ReportRow as CatalogueRow } from '../../../src/reports/fields.js';
+import { PLAIN_SELECT, toReport } from './catalogue.js';
 
 export class HttpError extends Error {
   constructor(
@@ -14,69 +14,23 @@ export class HttpError extends Error {
   }
 }
 
-export interface ReportRow {
-  id: string;
-  rest_id: string | null;
-  from_rest_service: string;
-  status: Report['status'];
-  client_names: string[];
-  client_emails: string[];
-  client_phones: string[];
-  inspection_date: string;
-  address: string;
-  year_built: string;
-  square_feet: string;
-  notes: string;
-  agent_name: string;
-  agent_email: string;
-  agent_phone: string;
-  published_url: string;
-  created_at: Date;
-  updated_at: Date;
-  created_at_text: string;
-  inspectors: { name: string; email: string }[];
-  invoice_items: { description: string; priceCents: number }[];
-}
+/** A report as read: the catalogue's columns (the child tables' as arrays of the same names), and the cursor's text. */
+export type ReportRow = CatalogueRow & { id: string; inspection_date: string; created_at_text: string };
 
 export const SELECT_REPORT = `
-  SELECT r.id, r.rest_id, r.from_rest_service, r.status, r.client_names, r.client_emails, r.client_phones,
-         r.inspection_date::text AS inspection_date, r.address, r.year_built, r.square_feet, r.notes,
-         r.agent_name, r.agent_email, r.agent_phone, r.published_url, r.created_at, r.updated_at,
+  SELECT ${PLAIN_SELECT}, r.status,
          r.created_at::text AS created_at_text,
-         coalesce((SELECT json_agg(json_build_object('name', u.name, 'email', u.email) ORDER BY ri.position)
-                     FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
-                    WHERE ri.report_id = r.id), '[]') AS inspectors,
-         coalesce((SELECT json_agg(json_build_object('description', i.description, 'priceCents', i.price_cents)
-                                   ORDER BY i.position)
-                     FROM report_invoice_items i
-                    WHERE i.report_id = r.id), '[]') AS invoice_items
+         ARRAY(SELECT u.name FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
+                WHERE ri.report_id = r.id ORDER BY ri.position) AS inspector_names,
+         ARRAY(SELECT u.email FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
+                WHERE ri.report_id = r.id ORDER BY ri.position) AS inspector_emails,
+         ARRAY(SELECT i.description FROM report_invoice_items i WHERE i.report_id = r.id ORDER BY i.position)
+           AS invoice_descriptions,
+         ARRAY(SELECT i.price_cents FROM report_invoice_items i WHERE i.report_id = r.id ORDER BY i.position)
+           AS invoice_prices
     FROM reports r`;
 
-export function toReport(row: ReportRow): Report {
-  return {
-    id: row.id,
-    address: row.address,
-    clientName: joinList(row.client_names),
-    clientEmail: joinList(row.client_emails),
-    clientPhone: joinList(row.client_phones),
-    agentName: row.agent_name,
-    agentEmail: row.agent_email,
-    agentPhone: row.agent_phone,
-    inspectorName: joinList(row.inspectors.map((i) => i.name)),
-    inspectorEmail: joinList(row.inspectors.map((i) => i.email)),
-    inspectorNotes: row.notes,
-    inspectionDate: `${row.inspection_date}T00:00:00.000Z`,
-    fromRestService: row.from_rest_service,
-    restId: row.rest_id ?? '',
-    publishedUrl: row.published_url,
-    status: row.status,
-    yearBuilt: row.year_built,
-    squareFeet: row.square_feet,
-    invoiceItems: row.invoice_items.map(formatInvoiceItem),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+export { toReport };
 
 export function encodeCursor(row: ReportRow): string {
   return Buffer.from(JSON.stringify([row.inspection_date, row.created_at_text, row.id])).toString('base64url');

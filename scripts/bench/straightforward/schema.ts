@@ -6,6 +6,10 @@
  * API keys work against both.
  */
 import type pg from 'pg';
+import { columnDefinition, PLAIN_COLUMNS } from './catalogue.js';
+
+/** The plain columns, copied as they are from the service's table. */
+const COPIED = PLAIN_COLUMNS.map(([column]) => column).join(', ');
 
 export const SCHEMA = 'straightforward';
 
@@ -28,21 +32,8 @@ const TABLES = `
   CREATE TABLE reports (
     id                uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     company_id        uuid NOT NULL,
-    rest_id           text,
-    from_rest_service text NOT NULL DEFAULT '',
     status            text NOT NULL DEFAULT 'new',
-    client_names      text[] NOT NULL,
-    client_emails     text[] NOT NULL DEFAULT '{}',
-    client_phones     text[] NOT NULL DEFAULT '{}',
-    inspection_date   date NOT NULL,
-    address           text NOT NULL DEFAULT '',
-    year_built        text NOT NULL DEFAULT '',
-    square_feet       text NOT NULL DEFAULT '',
-    notes             text NOT NULL DEFAULT '',
-    agent_name        text NOT NULL DEFAULT '',
-    agent_email       text NOT NULL DEFAULT '',
-    agent_phone       text NOT NULL DEFAULT '',
-    published_url     text NOT NULL DEFAULT '',
+    ${PLAIN_COLUMNS.map(columnDefinition).join(',\n    ')},
     created_at        timestamptz NOT NULL DEFAULT now(),
     updated_at        timestamptz NOT NULL DEFAULT now(),
     UNIQUE (company_id, rest_id)
@@ -75,12 +66,8 @@ const COPY = `
   INSERT INTO companies (id, name) SELECT id, name FROM public.companies;
   INSERT INTO users (id, company_id, name, email) SELECT id, company_id, name, email FROM public.users;
   INSERT INTO api_keys (id, company_id, key_hash) SELECT id, company_id, key_hash FROM public.api_keys;
-  INSERT INTO reports (id, company_id, rest_id, from_rest_service, status, client_names, client_emails,
-                       client_phones, inspection_date, address, year_built, square_feet, notes, agent_name,
-                       agent_email, agent_phone, published_url, created_at, updated_at)
-  SELECT id, company_id, rest_id, from_rest_service, status, client_names, client_emails, client_phones,
-         inspection_date, address, year_built, square_feet, notes, agent_name, agent_email, agent_phone,
-         published_url, created_at, updated_at
+  INSERT INTO reports (id, company_id, status, created_at, updated_at, ${COPIED})
+  SELECT id, company_id, status, created_at, updated_at, ${COPIED}
     FROM public.reports;
   INSERT INTO report_inspectors (report_id, position, user_id)
   SELECT r.id, e.position, u.id

@@ -7,27 +7,16 @@ import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { CreateResult, ReportInput } from '../../../src/api-types.js';
 import { parseInvoiceItem, toList } from '../../../src/reports/field-values.js';
+import { plainWrite } from './catalogue.js';
 import { HttpError } from './rows.js';
 
-/** The optional fields of ReportInput: [field, column, whether the column is a list]. */
-const OPTIONAL_FIELDS: [keyof ReportInput, string, boolean][] = [
-  ['clientEmails', 'client_emails', true],
-  ['clientPhones', 'client_phones', true],
-  ['address', 'address', false],
-  ['yearBuilt', 'year_built', false],
-  ['squareFeet', 'square_feet', false],
-  ['notes', 'notes', false],
-  ['agentName', 'agent_name', false],
-  ['agentEmail', 'agent_email', false],
-  ['agentPhone', 'agent_phone', false],
-];
-
-/** What a write sets: the report's columns, and its invoice items and inspectors' addresses when sent. */
+/** What a write sets: the report's plain columns, and its invoice items and inspectors' addresses when sent. */
 interface Write {
   items?: { description: string; priceCents: number }[];
   emails?: string[];
-  fromRestService?: string;
+  /** Every plain column's value (the whole row of a create), and the columns an update replaces. */
   values: Record<string, unknown>;
+  replaced: string[];
 }
 
 type Inspector = { id: string | null; email: string };
@@ -42,16 +31,7 @@ function parseWrite(input: ReportInput): Write {
           return item;
         });
   const emails = input.inspectorEmails === undefined ? undefined : toList(input.inspectorEmails);
-  const fromRestService = input.fromRestService?.trim();
-  const values: Record<string, unknown> = {
-    client_names: toList(input.clientNames),
-    inspection_date: input.inspectionDate,
-  };
-  for (const [field, column, isList] of OPTIONAL_FIELDS) {
-    const value = input[field] as string | string[] | undefined;
-    if (value !== undefined) values[column] = isList ? toList(value) : value;
-  }
-  return { items, emails, fromRestService, values };
+  return { items, emails, ...plainWrite(input) };
 }
 
 async function findInspectors(client: pg.PoolClient, companyId: string, emails?: string[]): Promise<Inspector[]> {
@@ -75,16 +55,15 @@ async function findInspectors(client: pg.PoolClient, companyId: string, emails?:
 }
 
 async function upsertReport(client: pg.PoolClient, companyId: string, restId: string | undefined, write: Write) {
-  const { values, fromRestService } = write;
-  const columns = ['company_id', 'rest_id', 'from_rest_service', ...Object.keys(values)];
-  const updated = [...Object.keys(values), ...(fromRestService ? ['from_rest_service'] : [])];
+  const { values, replaced } = write;
+  const columns = ['company_id', 'rest_id', ...Object.keys(values)];
   const { rows } = await client.query<{ id: string; created: boolean }>(
     `INSERT INTO reports (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
      ON CONFLICT (company_id, rest_id) DO UPDATE
-        SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()
+        SET ${[...replaced.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}
       WHERE reports.status <> 'published'
      RETURNING id, (xmax = 0) AS created`,
-    [companyId, restId ?? null, fromRestService || 'REST API', ...Object.values(values)],
+    [companyId, restId ?? null, ...Object.values(values)],
   );
   const report = rows[0];
   if (!report) throw new HttpError(409, `report with restId ${restId} is published and can no longer be updated`);

@@ -1,0 +1,53 @@
+/**
+ * The straightforward implementation's mapping of report fields, derived from the service's field
+ * catalogue (src/reports/fields.ts): every field is a column of its reports table, as in the service,
+ * except the two it keeps normalized in child tables of their own (inspectors and invoice items). A
+ * field added to the catalogue reaches the schema, the writes and the reads here by itself.
+ */
+import type { Report, ReportInput } from '../../../src/api-types.js';
+import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from '../../../src/reports/fields.js';
+
+/** The fields kept in child tables (report_inspectors, report_invoice_items), not as columns. */
+const CHILD_FIELDS = new Set(['inspectorEmails', 'invoiceItems']);
+/** A partner's write, as the service sees one (the integration matters to fromRestService only). */
+const PARTNER: Origin = { companyId: '', integrationId: 'straightforward' };
+
+/** The plain columns of reports, with their SQL types, as the catalogue has them. */
+export const PLAIN_COLUMNS = ALL_FIELDS.filter(([name]) => !CHILD_FIELDS.has(name)).flatMap(([, field]) =>
+  Object.entries(field.columns),
+);
+
+/** Each plain column's definition in CREATE TABLE: the restId may be null; a date has no empty value. */
+export function columnDefinition([column, type]: [string, string]): string {
+  if (column === 'rest_id') return `${column} ${type}`;
+  if (type === 'date') return `${column} ${type} NOT NULL`;
+  return `${column} ${type} NOT NULL DEFAULT '${type.endsWith('[]') ? '{}' : ''}'`;
+}
+
+/** The SELECT list of a report's plain columns (as the service reads them), from reports `r`. */
+export const PLAIN_SELECT = ALL_FIELDS.filter(([name]) => !CHILD_FIELDS.has(name))
+  .flatMap(([, field]) =>
+    Object.keys({ ...field.columns, ...field.read }).map((c) =>
+      field.read?.[c] ? `${field.read[c]} AS ${c}` : `r.${c}`,
+    ),
+  )
+  .join(', ');
+
+/** A write's plain columns: every value on a create, and on an update those its fields replace. */
+export function plainWrite(input: ReportInput): { values: Record<string, unknown>; replaced: string[] } {
+  const values: Record<string, unknown> = {};
+  const replaced: string[] = [];
+  for (const [name, field] of INPUT_FIELDS) {
+    if (CHILD_FIELDS.has(name) || name === 'restId') continue;
+    const params = field.write.params(input[name], PARTNER);
+    Object.assign(values, params);
+    if (field.write.replaces !== 'never' && field.write.replaces(input[name], PARTNER))
+      replaced.push(...Object.keys(params));
+  }
+  return { values, replaced };
+}
+
+/** The Report of a row read with PLAIN_SELECT and the child tables' values under the catalogue's column names. */
+export function toReport(row: ReportRow): Report {
+  return Object.assign({}, ...ALL_FIELDS.map(([, field]) => field.output(row))) as Report;
+}
