@@ -18,7 +18,7 @@ export class HttpError extends Error {
 export type ReportRow = CatalogueRow & { id: string; inspection_date: string; created_at_text: string };
 
 export const SELECT_REPORT = `
-  SELECT ${PLAIN_SELECT}, r.status,
+  SELECT r.id, r.status, ${PLAIN_SELECT},
          r.created_at::text AS created_at_text,
          ARRAY(SELECT u.name FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
                 WHERE ri.report_id = r.id ORDER BY ri.position) AS inspector_names,
