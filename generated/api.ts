@@ -48,6 +48,17 @@ export interface paths {
          *     is sent. A report that has been published can no longer be updated (409).
          *
          *     A new report shows in the application with the badge "New from REST API"; its `status` is `new`.
+         *
+         *     **Safe retries: `Idempotency-Key`.** A create without `restId` that timed out on your side and
+         *     is sent again would make a second report. Send a unique key with it (a UUID, say) in
+         *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
+         *     and send the same key with each retry: within 24 hours, the same key with the same body answers
+         *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
+         *     nothing. The same key with another body is refused (422); while the first request is still being
+         *     answered, a retry gets 409 and should wait and retry. Keys are per company; a key is free again
+         *     24 hours after its first use, or 60 seconds after a request that was never answered (its process
+         *     stopped) if a retry comes with the same body. `restId` keeps its meaning with or without a key.
+         *     Answers that ask you to retry later (429, 503) are not kept: the retry runs anew.
          */
         post: operations["createOrUpdateReport"];
         delete?: never;
@@ -1201,7 +1212,16 @@ export interface operations {
     createOrUpdateReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of your choosing, unique per create you mean (a UUID is a good choice): 1 to 255 visible
+                 *     ASCII characters other than `"` and `\`, spaces allowed inside. As the draft writes it (a
+                 *     structured-field string, in double quotes) or bare, as many clients send it: `"abc"` and `abc`
+                 *     are the same key.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1255,6 +1275,8 @@ export interface operations {
              * @description The report with this `restId` has been published and can no longer be updated, or it is being
              *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
              *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
+             *     Or a request with the same `Idempotency-Key` is still being answered (retry once it has been),
+             *     or took the key over while this one waited. Nothing changed.
              */
             409: {
                 headers: {
@@ -1305,6 +1327,27 @@ export interface operations {
                 };
             };
             417: components["responses"]["ExpectationFailed"];
+            /**
+             * @description This `Idempotency-Key` was used within the last 24 hours with a different body. Nothing changed:
+             *     use a new key for a new request.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this Idempotency-Key was used with a different body: use a new key for a new request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

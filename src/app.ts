@@ -94,7 +94,7 @@ export function createApp({
   app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
-  app.use(reportsRouter(reports, writes));
+  app.use(reportsRouter(db, reports, writes));
   app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
   app.use(operationsRouter(db, appToken));
 

@@ -36,10 +36,14 @@ export const refuse = {
   /** Any Expect but 100-continue; the body is left unread, so the connection closes. */
   expectationFailed: () =>
     new HttpError(417, 'the Expect header is not supported: only 100-continue is', { Connection: 'close' }),
+  /** A request well-formed but at odds with an earlier one (an Idempotency-Key reused with another body). */
+  unprocessable: (message: string) => new HttpError(422, message),
   tooManyRequests: (message: string, seconds: number) => new HttpError(429, message, retryAfter(seconds)),
   internal: () => new HttpError(500, 'internal server error'),
   /** The webhook receiver failed: what an inspector's publish shows. */
   badGateway: (message: string) => new HttpError(502, message),
+  /** An answer given before, given again (an Idempotency-Key's retry). */
+  again: (status: number, message: string) => new HttpError(status, message),
   /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
   unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) => new HttpError(503, message, retryAfter(seconds)),
 } as const;

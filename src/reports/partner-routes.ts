@@ -1,6 +1,8 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { badRequest, notFound, refuse } from '../core/errors.js';
+import type { Queryable } from '../db/pool.js';
+import { fingerprint, idempotencyKey, settleKey, takeKey } from './idempotency.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './wording.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -9,13 +11,33 @@ import type { ReportReads } from './cache.js';
 import { pageLimit } from '../core/page-limit.js';
 
 /** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
-export function reportsRouter(reads: ReportReads, writes: ReportWriter): Router {
+export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportWriter): Router {
   const router = Router();
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
     const { companyId, integrationId, keyId } = keyPrincipal(req);
-    const { id } = await writes.createOrUpdate({ companyId, integrationId, keyId }, req.body as ReportInput);
-    res.json({ result: 'ok', id });
+    const origin = { companyId, integrationId, keyId };
+    const key = idempotencyKey(req.get('idempotency-key'));
+    if (key === undefined) {
+      const { id } = await writes.createOrUpdate(origin, req.body as ReportInput);
+      res.json({ result: 'ok', id });
+      return;
+    }
+    const taken = await takeKey(db, companyId, key, fingerprint(req.body));
+    if ('replay' in taken) {
+      const { status, answer } = taken.replay;
+      if (status !== 200) throw refuse.again(status, answer);
+      res.json({ result: 'ok', id: answer });
+      return;
+    }
+    try {
+      const { id } = await writes.createOrUpdate(origin, req.body as ReportInput, taken.claim);
+      res.json({ result: 'ok', id });
+    } catch (err) {
+      // A key not settled (the database gone) frees itself when its claim runs out.
+      await settleKey(db, companyId, taken.claim, err).catch(() => undefined);
+      throw err;
+    }
   });
 
   router.get('/reports', async (req, res: Response<Report[]>) => {

@@ -5,6 +5,7 @@ import { INVOICE_ITEM_SHAPE } from './field-values.js';
 const CALENDAR_DATE = 'must be a calendar date YYYY-MM-DD';
 const E_MAIL = 'must be an e-mail address';
 const A_NAME = 'must contain at least one non-blank name';
+const IDEMPOTENCY_KEY = 'must be 1 to 255 visible ASCII characters other than " and \\, bare or in double quotes';
 
 /** The report fields' schema failures in words (after the field's name). */
 export const REPORT_FIELD_WORDING: FieldWording = {
@@ -13,6 +14,12 @@ export const REPORT_FIELD_WORDING: FieldWording = {
   clientEmails: { pattern: E_MAIL },
   agentEmail: { pattern: E_MAIL },
   invoiceItems: { pattern: INVOICE_ITEM_SHAPE },
+  // The header, as the validator names it.
+  'idempotency-key': {
+    pattern: IDEMPOTENCY_KEY,
+    maxLength: IDEMPOTENCY_KEY,
+    minLength: IDEMPOTENCY_KEY,
+  },
 };
 
 /** The 404 of a report id in a path, the same whether it is unknown, another company's or malformed. */

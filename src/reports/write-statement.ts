@@ -1,5 +1,6 @@
 import type { ReportInput } from '../api-types.js';
 import { INPUT_FIELDS, type Field, type Origin } from './fields.js';
+import type { IdempotencyClaim } from './idempotency.js';
 
 /** The write statement of reports, derived from the field catalogue (fields.ts), and a write's input row. */
 
@@ -20,7 +21,7 @@ const INSERTED: Record<string, string> = Object.assign(
 );
 /** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
 const INPUT_TYPES: Record<string, string> = Object.assign(
-  { ord: 'int', company_id: 'uuid', integration_id: 'uuid', key_id: 'uuid' },
+  { ord: 'int', company_id: 'uuid', integration_id: 'uuid', key_id: 'uuid', idem_key: 'text', idem_claim: 'uuid' },
   ...FIELDS.map(([, write, field, flag]) => ({
     ...(write.inputs ?? field.columns),
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
@@ -62,6 +63,15 @@ export const UPSERT = `
        FOR KEY SHARE
   ), keyed AS (
     SELECT i.ord FROM i WHERE i.key_id IS NULL OR (i.company_id, i.key_id) IN (SELECT company_id, id FROM k)
+  ), held AS (
+    -- A write sent with an Idempotency-Key commits only while its request still holds the key
+    -- (idempotency.ts): a retry that took the key over meanwhile is the one that writes.
+    SELECT c.company_id, c.key FROM idempotency_keys c
+     WHERE (c.company_id, c.key, c.claim) IN (SELECT i.company_id, i.idem_key, i.idem_claim FROM i)
+     ORDER BY c.company_id, c.key
+       FOR UPDATE
+  ), claimed AS (
+    SELECT i.ord FROM i WHERE i.idem_claim IS NULL OR (i.company_id, i.idem_key) IN (SELECT company_id, key FROM held)
   ), wanted AS (
     -- Each address once, at its first occurrence, as sent; folded by lower(), as users_company_email_key
     -- folds (JavaScript's toLowerCase() differs, e.g. for İ): one rule for what "the same address" is.
@@ -77,7 +87,7 @@ export const UPSERT = `
     SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
       FROM i
      WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
-       AND i.ord IN (SELECT ord FROM keyed)
+       AND i.ord IN (SELECT ord FROM keyed) AND i.ord IN (SELECT ord FROM claimed)
      ORDER BY i.company_id, i.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
        SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
@@ -86,8 +96,14 @@ export const UPSERT = `
               FROM i WHERE i.new_id = EXCLUDED.id)
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, company_id, rest_id, (xmax = 0) AS created
+  ), answered AS (
+    -- The answer of a write sent with an Idempotency-Key, kept for its retries in the write's own commit.
+    UPDATE idempotency_keys c SET status = 200, answer = r.id::text, claim = NULL, claimed_until = NULL
+      FROM i JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+     WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
   )
   SELECT r.id, r.created, i.ord IN (SELECT ord FROM keyed) AS authorized,
+         i.ord IN (SELECT ord FROM claimed) AS held,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
@@ -95,11 +111,13 @@ export const UPSERT = `
    ORDER BY i.ord`;
 
 /** A write's input row (all but its `ord`); throws 400 for a field the statement must not see (bad invoice items). */
-export function inputRow(origin: Origin, input: ReportInput): Record<string, unknown> {
+export function inputRow(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Record<string, unknown> {
   const row: Record<string, unknown> = {
     company_id: origin.companyId,
     integration_id: origin.integrationId ?? null,
     key_id: origin.keyId ?? null,
+    idem_key: idempotency?.key ?? null,
+    idem_claim: idempotency?.claim ?? null,
   };
   for (const [name, write, , flag] of FIELDS) {
     Object.assign(row, write.params(input[name], origin));

@@ -6,6 +6,7 @@ import { badRequest, conflict, unavailable, type HttpError } from '../core/error
 import { quoted } from '../core/quoted.js';
 import { isUuid } from '../core/ids.js';
 import type { Origin } from './fields.js';
+import type { IdempotencyClaim } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
 
 /**
@@ -25,8 +26,8 @@ interface Write {
 type Written = { id: string; created: boolean };
 
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
-function toWrite(origin: Origin, input: ReportInput): Write {
-  const row = inputRow(origin, input);
+function toWrite(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Write {
+  const row = inputRow(origin, input, idempotency);
   return { origin, restId: input.restId, row, json: JSON.stringify(row) };
 }
 
@@ -40,6 +41,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
     id: string | null;
     created: boolean | null;
     authorized: boolean;
+    held: boolean;
     unknown: string[];
   }>({
     name: 'report-upsert',
@@ -50,6 +52,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
       if (!row.authorized) throw badRequest('invalid API key');
+      if (!row.held) throw conflict('a retry with this Idempotency-Key took it over while this request waited');
       if (row.unknown.length > 0)
         // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
         throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
@@ -155,8 +158,8 @@ export class ReportWriter {
    * write could commit, 409 for a published report or one whose publish is delivering its webhook
    * (what the receiver gets is what is published).
    */
-  createOrUpdate(origin: Origin, input: ReportInput): Promise<Written> {
-    return this.batcher.submit(toWrite(origin, input));
+  createOrUpdate(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Promise<Written> {
+    return this.batcher.submit(toWrite(origin, input, idempotency));
   }
 }
 

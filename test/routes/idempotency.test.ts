@@ -1,0 +1,212 @@
+import { expect } from 'chai';
+import { ReportWriter } from '../../src/reports/write.js';
+import { gatedDatabase } from '../support/gated-writes.js';
+import { api, newApp, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { startServer, type RunningServer } from '../support/server-process.js';
+
+/** Idempotency-Key on POST /reports/new (draft-ietf-httpapi-idempotency-key-header), through HTTP. */
+
+const create = (company: TestCompany, body: object, key?: string, target = api()) => {
+  const req = target.post('/reports/new').set('X-API-KEY', company.key);
+  return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body);
+};
+
+async function reportCount(companyId: string): Promise<number> {
+  const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM reports WHERE company_id = $1', [
+    companyId,
+  ]);
+  return rows[0]!.n;
+}
+
+describe('POST /reports/new with an Idempotency-Key', () => {
+  it('answers a retry with the same key and body byte for byte, and writes nothing more', async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    const first = await create(company, reportInput({ notes: 'first' }), key).expect(200);
+    // The same body laid out otherwise (keys in another order) is the same body.
+    const again = await create(company, { notes: 'first', ...reportInput() }, key).expect(200);
+    expect(again.text).to.equal(first.text);
+    expect(await reportCount(company.companyId)).to.equal(1);
+    // Without the key, the same body makes another report, as before.
+    await create(company, reportInput({ notes: 'first' })).expect(200);
+    expect(await reportCount(company.companyId)).to.equal(2);
+  });
+
+  it("takes the draft's string form and the bare form as the same key", async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    const first = await create(company, reportInput(), `"${key}"`).expect(200);
+    const again = await create(company, reportInput(), key).expect(200);
+    expect(again.body).to.deep.equal(first.body);
+    expect(await reportCount(company.companyId)).to.equal(1);
+  });
+
+  it('answers 422 to the same key with another body, and changes nothing', async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    const { body } = await create(company, reportInput({ notes: 'one' }), key).expect(200);
+    const refused = await create(company, reportInput({ notes: 'two' }), key).expect(422);
+    expect(refused.body.error).to.match(/different body/);
+    const { body: report } = await api().get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200);
+    expect(report.inspectorNotes).to.equal('one');
+    expect(await reportCount(company.companyId)).to.equal(1);
+  });
+
+  it('keeps the refusal the first request got (400, 409) and answers it again', async () => {
+    const company = await newCompany([{ name: 'Dana', email: 'dana@example.com' }]);
+    const key = unique('key');
+    const input = reportInput({ inspectorEmails: ['lee@example.com'] });
+    const first = await create(company, input, key).expect(400);
+    // The inspector exists now, but the key's answer is the one given.
+    await pool().query("INSERT INTO users (company_id, name, email) VALUES ($1, 'Lee', 'lee@example.com')", [
+      company.companyId,
+    ]);
+    const again = await create(company, input, key).expect(400);
+    expect(again.text).to.equal(first.text);
+    expect(await reportCount(company.companyId)).to.equal(0);
+  });
+
+  it('keeps keys per company: the same key of two companies makes a report in each', async () => {
+    const [a, b] = [await newCompany(), await newCompany()];
+    const key = unique('key');
+    const ofA = await create(a, reportInput(), key).expect(200);
+    const ofB = await create(b, reportInput({ notes: 'another body' }), key).expect(200);
+    expect(ofB.body.id).to.not.equal(ofA.body.id);
+    expect(await reportCount(a.companyId)).to.equal(1);
+    expect(await reportCount(b.companyId)).to.equal(1);
+  });
+
+  it('refuses a key longer than 255 characters or with a quote inside (400), takes one of 255', async () => {
+    const company = await newCompany();
+    const long = await create(company, reportInput(), 'k'.repeat(256)).expect(400);
+    expect(long.body.error).to.match(/^idempotency-key must be 1 to 255/);
+    await create(company, reportInput(), 'a"b').expect(400);
+    await create(company, reportInput(), `"${'k'.repeat(256)}"`).expect(400);
+    await create(company, reportInput(), `${unique('k')}${'k'.repeat(200)}`.slice(0, 255)).expect(200);
+    expect(await reportCount(company.companyId)).to.equal(1);
+  });
+
+  it('gives the key a new life after 24 hours: the same key then makes a new report', async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    const first = await create(company, reportInput(), key).expect(200);
+    await pool().query(
+      "UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 second' WHERE company_id = $1",
+      [company.companyId],
+    );
+    const later = await create(company, reportInput({ notes: 'another body' }), key).expect(200);
+    expect(later.body.id).to.not.equal(first.body.id);
+    expect(await reportCount(company.companyId)).to.equal(2);
+  });
+
+  it('keeps restId its meaning: a key and a restId update the one report, a retry changes nothing', async () => {
+    const company = await newCompany();
+    const restId = unique('rest');
+    const created = await create(company, reportInput({ restId, notes: 'v1' })).expect(200);
+    const key = unique('key');
+    const updated = await create(company, reportInput({ restId, notes: 'v2' }), key).expect(200);
+    expect(updated.body.id).to.equal(created.body.id);
+    await create(company, reportInput({ restId, notes: 'v3' })).expect(200);
+    // The retry of the v2 update answers again and does not write v2 over v3.
+    await create(company, reportInput({ restId, notes: 'v2' }), key).expect(200);
+    const { body } = await api().get(`/reports/${created.body.id}`).set('X-API-KEY', company.key).expect(200);
+    expect(body.inspectorNotes).to.equal('v3');
+  });
+
+  it('answers 409 to a retry while the first request is still in flight, then the first answer', async () => {
+    const company = await newCompany();
+    const gated = gatedDatabase(pool());
+    const { app } = newApp({ writes: new ReportWriter(gated.db) });
+    const key = unique('key');
+    const first = create(company, reportInput(), key, api(app)).then((res) => res);
+    while (gated.sizes.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const inFlight = await create(company, reportInput(), key, api(app)).expect(409);
+    expect(inFlight.body.error).to.match(/still in flight/);
+    gated.open();
+    const answered = await first;
+    expect(answered.status).to.equal(200);
+    const again = await create(company, reportInput(), key, api(app)).expect(200);
+    expect(again.text).to.equal(answered.text);
+    expect(await reportCount(company.companyId)).to.equal(1);
+  });
+
+  it('lets a request that lost its key to a retry (its claim ran out while it waited) write nothing', async () => {
+    const company = await newCompany();
+    const gated = gatedDatabase(pool());
+    const { app: slow } = newApp({ writes: new ReportWriter(gated.db) });
+    const key = unique('key');
+    const first = create(company, reportInput(), key, api(slow)).then((res) => res);
+    while (gated.sizes.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await pool().query(
+      "UPDATE idempotency_keys SET claimed_until = clock_timestamp() - interval '1 second' WHERE company_id = $1",
+      [company.companyId],
+    );
+    const retry = await create(company, reportInput(), key).expect(200);
+    gated.open();
+    const lost = await first;
+    expect(lost.status).to.equal(409);
+    expect(lost.body.error).to.match(/took it over/);
+    expect(await reportCount(company.companyId)).to.equal(1);
+    const again = await create(company, reportInput(), key).expect(200);
+    expect(again.text).to.equal(retry.text);
+  });
+
+  it('frees the key of a request that was never answered once its claim runs out, for the same body only', async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    // A request that took the key and whose process stopped: its claim, with no answer.
+    await pool().query(
+      `INSERT INTO idempotency_keys (company_id, key, fingerprint, claim, claimed_until, expires_at)
+       VALUES ($1, $2, '\\x00', gen_random_uuid(), clock_timestamp() + interval '1 minute', clock_timestamp() + interval '1 day')`,
+      [company.companyId, key],
+    );
+    await create(company, reportInput(), key).expect(422);
+    await pool().query('DELETE FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
+    const first = await create(company, reportInput(), key).expect(200);
+    // Its write now "lost": the claim back in flight and run out. The same body takes the key over and
+    // answers anew, and the old claim could no longer commit anything.
+    await pool().query(
+      `UPDATE idempotency_keys SET status = NULL, answer = NULL, claim = gen_random_uuid(),
+              claimed_until = clock_timestamp() - interval '1 second' WHERE company_id = $1`,
+      [company.companyId],
+    );
+    const takenOver = await create(company, reportInput(), key).expect(200);
+    expect(takenOver.body.id).to.not.equal(first.body.id);
+  });
+});
+
+describe('POST /reports/new: 50 identical requests with one Idempotency-Key at once, on two processes', () => {
+  let servers: RunningServer[] = [];
+  after(() => servers.forEach((s) => s.kill()));
+
+  it('make exactly one report; every answer is that report or a 409 to retry', async () => {
+    servers = await Promise.all([startServer(), startServer()]);
+    const company = await newCompany();
+    const key = unique('key');
+    const body = reportInput({ notes: 'once' });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api(servers[i % 2]!.baseUrl)
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .set('Idempotency-Key', key)
+          .send(body),
+      ),
+    );
+    const statuses = answers.map((res) => res.status);
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(','),
+    ).to.equal(true);
+    expect(new Set(answers.filter((res) => res.status === 200).map((res) => res.body.id)).size).to.equal(1);
+    expect(await reportCount(company.companyId)).to.equal(1);
+    // Once answered, every retry gets that answer.
+    const retry = await api(servers[1]!.baseUrl)
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .set('Idempotency-Key', key)
+      .send(body)
+      .expect(200);
+    expect(retry.body.id).to.equal(answers.find((res) => res.status === 200)!.body.id);
+  });
+});
