@@ -38,7 +38,8 @@ export interface ChangeFeedOptions {
  * serves it, whoever asked for it.
  *
  * Whenever the connection is down, slow or reconnecting, every cache is told to forget (`onReset`) and
- * barriers fail, so caches ask the database directly until the feed listens again.
+ * barriers fail, so caches ask the database directly until the feed listens again. The caches keep
+ * to all this through one protocol, NotifiedCache (notified-cache.ts).
  */
 export class ChangeFeed {
   private readonly connectionString: string;
@@ -64,14 +65,23 @@ export class ChangeFeed {
     void this.connect();
   }
 
-  /** Calls handler with the payload of every notification on channel. */
-  on(channel: typeof KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): void {
+  /** Calls handler with the payload of every notification on channel, until the returned function is called. */
+  on(channel: typeof KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): () => void {
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+    return () =>
+      this.handlers.set(
+        channel,
+        (this.handlers.get(channel) ?? []).filter((h) => h !== handler),
+      );
   }
 
-  /** Calls handler whenever notifications may have been missed: whatever was cached must go. */
-  onReset(handler: () => void): void {
+  /** Calls handler whenever notifications may have been missed (whatever was cached must go), until the returned function is called. */
+  onReset(handler: () => void): () => void {
     this.resetHandlers.push(handler);
+    return () => {
+      const at = this.resetHandlers.indexOf(handler);
+      if (at >= 0) this.resetHandlers.splice(at, 1);
+    };
   }
 
   /** Whether the feed listens now (caches may keep what they read only while it does). */

@@ -20,7 +20,7 @@ export function isQueryTimeout(err: unknown): boolean {
 export const statementTimeoutFor = (waitMillis: number) => Math.floor(waitMillis * 0.8);
 
 /**
- * Options of every connection the service opens (the pool's and the key cache's LISTEN connection):
+ * Options of every connection the service opens (the pool's, and the change feed's LISTEN connection):
  * none of them waits on PostgreSQL longer than waitMillis, whatever it does. A refused connection fails
  * at once; one that is accepted but never answered (a frozen server) is cut at waitMillis
  * (connectionTimeoutMillis); a query whose answer does not come is failed at waitMillis by pg's own

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ChangeFeed, KEY_CHANNEL } from '../db/change-feed.js';
+import { NotifiedCache } from '../db/notified-cache.js';
 import type { Queryable } from '../db/pool.js';
 import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
 
@@ -14,17 +15,11 @@ export const databaseKeys = (db: Queryable): KeyAuthenticator => ({ authenticate
 
 /** Past this age an entry is read again, and that read records last use (at most once a minute). */
 const MAX_AGE_MS = 60_000;
-/** Each of the two maps (known keys, unknown hashes) holds at most this many; the oldest goes first. */
+/** Known keys, and unknown hashes, are each at most this many entries; the oldest of the kind goes first. */
 const MAX_ENTRIES = 10_000;
-
-interface Entry<T> {
-  value: T;
-  expiresAt: number;
-}
-interface Lookup {
-  hash: string;
-  stale: boolean;
-}
+/** The cache's groups (CacheEntries): known keys apart from unknown hashes, each with its own share. */
+const KNOWN = 'known';
+const UNKNOWN = 'unknown';
 
 export interface ApiKeyCacheOptions {
   db: Queryable;
@@ -40,14 +35,14 @@ export interface ApiKeyCacheOptions {
  * API keys cached in the process (key hash → principal), so a request costs no key lookup, while
  * a revoked key is still refused on the very next request by every process.
  *
- * Revocation deletes the key; a trigger notifies KEY_CHANNEL, delivered on commit through the
- * process's ChangeFeed. Before trusting an entry, a request waits for the feed's barrier, after which
- * every revocation that committed before the request arrived has been applied. Whenever the feed is
- * down, slow or reconnecting, the cache is emptied and requests ask the database directly (correct, one
- * round trip each) until it listens again.
+ * A NotifiedCache (db/notified-cache.ts) on KEY_CHANNEL: revocation deletes the key, and a trigger
+ * notifies its hash, delivered on commit through the process's ChangeFeed. Before trusting an entry, a
+ * request waits for the feed's barrier, after which every revocation that committed before the request
+ * arrived has been applied. Whenever the feed is down, slow or reconnecting, the cache is emptied and
+ * requests ask the database directly (correct, one round trip each) until it listens again.
  *
  * Unknown and revoked keys are cached too (their hashes only), so a flood of them costs no key lookup
- * per request. They live in a map of their own: a flood of distinct unknown keys evicts only other
+ * per request. They have a share of their own: a flood of distinct unknown keys evicts only other
  * unknown ones, never the keys of companies at work. Creating a key notifies its hash on the same
  * channel (db/migrations/11_api_key_insert_notify.sql), so the same barrier makes a key created before
  * a request arrived valid for it on every process, however recently its hash was cached as unknown.
@@ -60,48 +55,36 @@ export class ApiKeyCache implements KeyAuthenticator {
   readonly feed: ChangeFeed;
   private readonly ownsFeed: boolean;
   private readonly db: Queryable;
-  private readonly known = new Map<string, Entry<KeyPrincipal>>();
-  private readonly unknown = new Map<string, Entry<undefined>>();
-  /** Key reads in flight. One that a notification (or a lost feed) overtakes may have read a key
-   * that is revoked (or created) by now, so its result is used for its request but not kept. */
-  private readonly lookups = new Set<Lookup>();
+  private readonly cache: NotifiedCache<KeyPrincipal | undefined>;
 
   constructor({ db, feed, connectionString, waitMillis }: ApiKeyCacheOptions) {
     this.db = db;
     this.ownsFeed = feed === undefined;
     if (!feed && !connectionString) throw new Error('ApiKeyCache needs a feed or a connectionString');
     this.feed = feed ?? new ChangeFeed({ connectionString: connectionString!, waitMillis });
-    this.feed.on(KEY_CHANNEL, (payload) => this.revoked(payload));
-    this.feed.onReset(() => this.forgetAll());
+    this.cache = new NotifiedCache({
+      feed: this.feed,
+      channel: KEY_CHANNEL,
+      // The payload is a key's hash; '*' (or nothing) means every key may have changed.
+      changeOf: (hash) => (!hash || hash === '*' ? undefined : { scope: hash, keys: [hash] }),
+      maxAgeMs: MAX_AGE_MS,
+      budget: { total: 2 * MAX_ENTRIES, perGroup: MAX_ENTRIES },
+    });
   }
 
-  async authenticate(key: string, since = performance.now()): Promise<KeyPrincipal | undefined> {
+  authenticate(key: string, since = performance.now()): Promise<KeyPrincipal | undefined> {
     const hash = hashKey(key).toString('hex');
-    for (const entries of [this.known, this.unknown]) {
-      const cached = entries.get(hash);
-      if (!cached) continue;
-      if (cached.expiresAt <= Date.now()) entries.delete(hash);
-      // The barrier may just have delivered the key's revocation (or creation), which drops the entry.
-      else if ((await this.feed.barrier(since)) && entries.get(hash) === cached) return cached.value;
-      break;
-    }
-    const lookup: Lookup = { hash, stale: !this.feed.listening };
-    this.lookups.add(lookup);
-    try {
-      const principal = await authenticate(this.db, key);
-      if (!lookup.stale) {
-        if (principal) remember(this.known, hash, principal, this.unknown);
-        else remember(this.unknown, hash, undefined, this.known);
-      }
-      return principal;
-    } finally {
-      this.lookups.delete(lookup);
-    }
+    const lookup = {
+      scope: hash,
+      read: () => authenticate(this.db, key),
+      keep: (value: KeyPrincipal | undefined) => ({ value, group: value ? KNOWN : UNKNOWN, size: 1 }),
+    };
+    return this.cache.get(hash, lookup, since);
   }
 
   /** Whether the cache can currently vouch for its entries (for tests and health). */
   get listening(): boolean {
-    return this.feed.listening;
+    return this.cache.listening;
   }
 
   /** Resolves once the cache listens (or false after the timeout). */
@@ -110,32 +93,7 @@ export class ApiKeyCache implements KeyAuthenticator {
   }
 
   async close(): Promise<void> {
-    this.forgetAll();
+    this.cache.close();
     if (this.ownsFeed) await this.feed.close();
   }
-
-  private revoked(payload: string): void {
-    if (!payload || payload === '*') {
-      this.forgetAll();
-      return;
-    }
-    this.known.delete(payload);
-    this.unknown.delete(payload);
-    for (const lookup of this.lookups) if (lookup.hash === payload) lookup.stale = true;
-  }
-
-  private forgetAll(): void {
-    this.known.clear();
-    this.unknown.clear();
-    for (const lookup of this.lookups) lookup.stale = true;
-  }
-}
-
-/** Keeps what a lookup found in `entries`, and drops what `other` said of the same hash before. */
-function remember<T>(entries: Map<string, Entry<T>>, hash: string, value: T, other: Map<string, unknown>): void {
-  other.delete(hash);
-  // Re-inserted, so that the map's order stays the order of expiry and the oldest goes first.
-  entries.delete(hash);
-  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-  entries.set(hash, { value, expiresAt: Date.now() + MAX_AGE_MS });
 }

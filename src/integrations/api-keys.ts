@@ -95,8 +95,10 @@ export async function listKeys(db: Queryable, companyId: string): Promise<ApiKey
 }
 
 /**
- * Revokes one key by deleting it: authentication looks keys up in the database, so the very next
- * request with it fails on every server process. False when the company has no such key.
+ * Revokes one key by deleting it. Keys are cached in every server process (ApiKeyCache), but the
+ * deletion is notified on commit (db/migrations/3_api_key_revocation_notify.sql) and each cache waits
+ * for that delivery before trusting an entry, so the very next request with the key fails on every
+ * server process. False when the company has no such key.
  */
 export async function revokeKey(db: Queryable, companyId: string, keyId: string): Promise<boolean> {
   if (!isUuid(keyId)) return false;

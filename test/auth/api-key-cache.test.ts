@@ -3,7 +3,16 @@ import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';
 import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
 import { hashKey, newKey } from '../../src/integrations/api-keys.js';
-import { APP_TOKEN, api, countingPool, databaseUrl, newApp, newCompany, pool } from '../support/harness.js';
+import {
+  APP_TOKEN,
+  api,
+  countingPool,
+  databaseUrl,
+  killChangeFeed,
+  newApp,
+  newCompany,
+  pool,
+} from '../support/harness.js';
 import { until } from '../support/wait.js';
 
 interface CachingServer {
@@ -66,11 +75,6 @@ async function insertKey(companyId: string, key: string): Promise<void> {
   expect(rowCount).to.equal(1);
 }
 
-const killChangeFeeds = () =>
-  pool().query(
-    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inspection-report-intake change feed'`,
-  );
-
 describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
   after(() => Promise.all(servers.map((s) => s.close())));
@@ -111,7 +115,7 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
     const { key, companyId } = await newCompany();
     await useUntilCached(server, key);
 
-    await killChangeFeeds();
+    await killChangeFeed(server.cache.feed);
     await pool().query('DELETE FROM api_keys WHERE company_id = $1', [companyId]);
     await api(server.app).get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
@@ -203,7 +207,7 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
       await refuseUntilCached(server, whileDown);
       await refuseUntilCached(server, afterwards);
 
-      await killChangeFeeds();
+      await killChangeFeed(server.cache.feed);
       await until(() => !server.cache.listening, 'aware that the feed is lost', 5_000);
       // Both creations are notified while nobody listens: the notifications are lost.
       await insertKey(companyId, whileDown);

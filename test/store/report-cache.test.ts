@@ -9,6 +9,8 @@ import {
   api,
   countingPool,
   databaseUrl,
+  feedBackend,
+  killChangeFeed,
   newApp,
   newCompany,
   pool,
@@ -45,9 +47,6 @@ async function cachingServer(maxBytes?: number, companyBytes?: number): Promise<
   };
   return { ...server, feed, queries, close };
 }
-
-const FEED = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-               WHERE application_name = 'inspection-report-intake change feed'`;
 
 describe('report cache (changes through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
@@ -148,7 +147,7 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
     await read(server, id); // from the cache, through a barrier that came back: older barriers prove nothing now
     // The backend of the feed's LISTEN connection stopped: the change below is committed and notified,
     // but its notification (and the answer to any barrier) cannot reach this process.
-    const backend = (server.feed as unknown as { listener: { processID: number } }).listener.processID;
+    const backend = feedBackend(server.feed);
     process.kill(backend, 'SIGSTOP');
     try {
       await create({ restId, notes: 'while deliveries stalled' });
@@ -173,7 +172,7 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
     const restId = unique('lost');
     const id = await create({ restId, notes: 'before' });
     await read(server, id);
-    await pool().query(FEED);
+    await killChangeFeed(server.feed);
     await create({ restId, notes: 'while the feed was down' });
     expect((await read(server, id)).inspectorNotes).to.equal('while the feed was down');
 

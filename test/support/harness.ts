@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
+import type { ChangeFeed } from '../../src/db/change-feed.js';
 import { createPool, withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
@@ -113,6 +114,24 @@ function keyCache(db: Pool): ApiKeyCache {
   const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
   keyCaches.push(cache);
   return cache;
+}
+
+/**
+ * The pid of the backend serving a change feed's LISTEN connection, for a test that kills or stops
+ * that one connection (and no other process's feed: test files run in parallel on one database).
+ */
+export function feedBackend(feed: ChangeFeed): number {
+  const listener = (feed as unknown as { listener?: { processID: number } }).listener;
+  if (!listener) throw new Error('the change feed does not listen');
+  return listener.processID;
+}
+
+/** Ends the change feed's LISTEN connection from the database's side, as a restart or a network fault would. */
+export async function killChangeFeed(feed: ChangeFeed): Promise<void> {
+  const { rows } = await pool().query<{ gone: boolean }>('SELECT pg_terminate_backend($1) AS gone', [
+    feedBackend(feed),
+  ]);
+  if (!rows[0]?.gone) throw new Error('the change feed was not ended');
 }
 
 /** The shared pool behind a count of the queries sent through it: tells a cache's answer from a database read. */
