@@ -5,6 +5,7 @@ import {
   authRouter,
   integrationsRouter,
   requireApiKey,
+  sandboxRouter,
   type KeyAuthenticator,
   type Notifier,
 } from './integrations/index.js';
@@ -87,14 +88,14 @@ export function createApp({
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
-  app.use(['/auth', '/reports'], requireApiKey(apiKeys), partnerLimits(limits));
+  app.use(['/auth', '/reports', '/sandbox'], requireApiKey(apiKeys), partnerLimits(limits));
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
   app.use(headAsGet(openApiValidator({ validateResponses })));
 
   app.use(authRouter());
-  app.use(reportsRouter(db, reports, writes));
+  app.use(reportsRouter(db, reports, writes), sandboxRouter(db, notifier));
   app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
   app.use(operationsRouter(db, appToken));
 

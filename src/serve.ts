@@ -5,7 +5,7 @@ import { createPool, type Pool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
 import { ChangeFeed } from './db/change-feed.js';
-import { ReportCache, ReportWriter, sweepKeysEvery } from './reports/index.js';
+import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
 import { ApiKeyCache, createNotifier } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
 import { RateLimiter } from './platform/limits/rate-limiter.js';
@@ -13,8 +13,8 @@ import { RateLimiter } from './platform/limits/rate-limiter.js';
 /** Requests of one company waiting for their turn in this process, at most, and for how long. */
 const ADMISSION_MAX_WAITING = 256;
 const ADMISSION_WAIT_MS = 2_000;
-/** How often this process forgets Idempotency-Keys past their 24 hours. */
-const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
+/** How often this process sweeps Idempotency-Keys past their 24 hours and sandbox reports past their 30 days. */
+const SWEEP_MS = 10 * 60_000;
 
 /** Each key's request budget (across processes, through the database) and each company's share of this process. */
 function partnerLimits(config: Config, db: Pool) {
@@ -66,7 +66,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   const apiKeys = new ApiKeyCache({ db, feed });
   const reports = new ReportCache({ db, feed });
   const { admission, rateLimiter } = partnerLimits(config, db);
-  const keySweeper = sweepKeysEvery(db, IDEMPOTENCY_SWEEP_MS);
+  const sweeper = sweepEvery(db, SWEEP_MS);
   const app = createApp({
     db,
     logger,
@@ -89,7 +89,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   return {
     baseUrl,
     stop: (signal) => {
-      keySweeper.stop();
+      sweeper.stop();
       return stopService(signal, { config, logger, server, rateLimiter, apiKeys, feed, db });
     },
   };

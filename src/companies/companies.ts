@@ -23,11 +23,45 @@ export async function addUser(
 }
 
 export async function companyExists(db: Queryable, companyId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM companies WHERE id = $1', [companyId]);
+  // A sandbox is no company of the application's: it is reached through its company only.
+  const { rows } = await db.query('SELECT 1 FROM companies WHERE id = $1 AND sandbox_of IS NULL', [companyId]);
   return rows.length > 0;
 }
 
 export async function countCompanies(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM companies');
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM companies WHERE sandbox_of IS NULL');
   return Number(rows[0]!.n);
+}
+
+/**
+ * The company's sandbox (migration 14): a company of its own, made on first use. Its name says whose it
+ * is; it has no users of its own (its reports' inspectors are the company's users).
+ */
+export async function sandboxOf(db: Queryable, companyId: string): Promise<string> {
+  // Made by another call at the same moment, it is not in this statement's snapshot: the next one finds it.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const id = await makeSandbox(db, companyId);
+    if (id) return id;
+  }
+  throw new Error(`company ${companyId} has no sandbox and cannot have one`);
+}
+
+async function makeSandbox(db: Queryable, companyId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH made AS (
+       INSERT INTO companies (name, sandbox_of)
+       SELECT name || ' (sandbox)', id FROM companies WHERE id = $1 AND sandbox_of IS NULL
+       ON CONFLICT (sandbox_of) DO NOTHING
+       RETURNING id
+     )
+     SELECT id FROM made UNION ALL SELECT id FROM companies WHERE sandbox_of = $1`,
+    [companyId],
+  );
+  return rows[0]?.id;
+}
+
+/** The company's sandbox if it has one. */
+export async function existingSandbox(db: Queryable, companyId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM companies WHERE sandbox_of = $1', [companyId]);
+  return rows[0]?.id;
 }

@@ -28,6 +28,8 @@ export const refuse = {
   badRequest: (message: string) => new HttpError(400, message),
   /** The application's token is missing or wrong (a Bearer challenge). */
   unauthorized: (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' }),
+  /** The key is valid but not for this (a live key on a sandbox operation). */
+  forbidden: (message: string) => new HttpError(403, message),
   notFound: (message: string) => new HttpError(404, message),
   methodNotAllowed: (message: string, headers: Record<string, string>) => new HttpError(405, message, headers),
   conflict: (message: string) => new HttpError(409, message),

@@ -6,9 +6,14 @@ import { performance } from 'node:perf_hooks';
  * the limits, the handlers and the request log. Keyed by the request object, so it goes with it.
  */
 export interface KeyPrincipal {
+  /** The company whose data the key reads and writes: the account's own, or its sandbox's (a company of its own). */
   companyId: string;
   keyId: string;
   integrationId: string;
+  /** The inspection company the key belongs to, in either world: its fair share and its users are this one's. */
+  accountId: string;
+  /** Which world: live (the company's own reports) or test (its sandbox's). */
+  mode: 'live' | 'test';
 }
 
 const accepted = new WeakMap<object, { principal: KeyPrincipal; since: number }>();

@@ -4,23 +4,28 @@ import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isUuid } from '../core/ids.js';
 import type { ApiKeySummary, CreatedKey } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
+import { existingSandbox, sandboxOf } from '../companies/index.js';
 
-/** Keys start with a recognisable prefix so that secret scanners can find leaked ones. */
+/** Keys start with a recognisable prefix so that secret scanners can find leaked ones; a test key's says so. */
 export const KEY_PREFIX = 'irk_';
+const PREFIXES = { live: KEY_PREFIX, test: `${KEY_PREFIX}test_` } as const;
+
+/** Which world a key works in: the company's own (live) or its sandbox (test). */
+export type KeyMode = keyof typeof PREFIXES;
 
 export const hashKey = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 
 /** 32 random bytes (256 bits), base64url, behind the prefix. */
-export function newKey(): { key: string; prefix: string; hash: Buffer } {
-  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-  return { key, prefix: key.slice(0, KEY_PREFIX.length + 8), hash: hashKey(key) };
+export function newKey(mode: KeyMode = 'live'): { key: string; prefix: string; hash: Buffer } {
+  const key = `${PREFIXES[mode]}${randomBytes(32).toString('base64url')}`;
+  return { key, prefix: key.slice(0, PREFIXES[mode].length + 8), hash: hashKey(key) };
 }
 
 /**
  * What newKey makes: the prefix and 43 base64url characters, the last of which carries the 32 bytes'
  * final 4 bits and two zero bits, so only every fourth letter of the alphabet can end a key.
  */
-const ISSUED_KEY = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`);
+const ISSUED_KEY = new RegExp(`^${KEY_PREFIX}(?:test_)?[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`);
 
 /** Whether the key can be one this service issued; one that cannot is refused without a lookup. */
 export const isIssuedKeyShape = (key: string): boolean => ISSUED_KEY.test(key);
@@ -32,8 +37,12 @@ export type { KeyPrincipal };
  * The same round trip records last use, at most once a minute per key.
  */
 export async function authenticate(db: Queryable, key: string): Promise<KeyPrincipal | undefined> {
-  const { rows } = await db.query<KeyPrincipal>(
-    `WITH k AS (
+  const test = key.startsWith(PREFIXES.test);
+  // A test key's company is its sandbox; the account, whose share and users it has, the sandbox's owner.
+  const account = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
+  const { rows } = await db.query<KeyPrincipal>({
+    name: test ? 'authenticate-test-key' : 'authenticate-key',
+    text: `WITH k AS (
        SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
      ), touched AS (
        UPDATE api_keys a SET last_used_at = clock_timestamp()
@@ -42,9 +51,11 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
           -- a.last_used_at, not k's snapshot: a concurrent first use re-checks the row it waited for.
           AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
      )
-     SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId" FROM k`,
-    [hashKey(key)],
-  );
+     SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId",
+            ${account} AS "accountId", '${test ? 'test' : 'live'}' AS mode
+       FROM k`,
+    values: [hashKey(key)],
+  });
   return rows[0];
 }
 
@@ -53,11 +64,13 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
  * call starts the integration at the same moment, this statement inserts nothing (its start yields to
  * the other one's): it runs again and then finds that integration.
  */
-export async function createKey(db: Queryable, companyId: string): Promise<CreatedKey> {
-  const { key, prefix, hash } = newKey();
+export async function createKey(db: Queryable, companyId: string, mode: KeyMode = 'live'): Promise<CreatedKey> {
+  const { key, prefix, hash } = newKey(mode);
+  // A test key is a key of the company's sandbox (a company of its own, made on first use).
+  const owner = mode === 'test' ? await sandboxOf(db, companyId) : companyId;
   for (let attempt = 1; ; attempt++) {
-    const { rows } = await insertKey(db, companyId, hash, prefix);
-    if (rows[0]) return { ...rows[0], key };
+    const { rows } = await insertKey(db, owner, hash, prefix);
+    if (rows[0]) return { ...rows[0], key, mode } as CreatedKey;
     if (attempt === 3) throw new Error('could not create an API key: the integration kept changing concurrently');
   }
 }
@@ -82,13 +95,17 @@ function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: strin
   );
 }
 
-/** The company's keys, newest first (only the active integration has keys: revoking deletes them). */
+/** The companies whose keys are the company's: its own and its sandbox's. */
+const OWNERS = '(SELECT id FROM companies WHERE id = $1 OR sandbox_of = $1)';
+
+/** The company's keys of both worlds, newest first (only an active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
   const { rows } = await db.query<ApiKeySummary>(
-    `SELECT id, prefix,
-            ${isoTimestamp('created_at')} AS "createdAt",
-            ${isoTimestamp('last_used_at')} AS "lastUsedAt"
-       FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC`,
+    `SELECT a.id, a.prefix,
+            ${isoTimestamp('a.created_at')} AS "createdAt",
+            ${isoTimestamp('a.last_used_at')} AS "lastUsedAt",
+            CASE WHEN a.company_id = $1 THEN 'live' ELSE 'test' END AS mode
+       FROM api_keys a WHERE a.company_id IN ${OWNERS} ORDER BY a.created_at DESC, a.id DESC`,
     [companyId],
   );
   return rows;
@@ -102,7 +119,10 @@ export async function listKeys(db: Queryable, companyId: string): Promise<ApiKey
  */
 export async function revokeKey(db: Queryable, companyId: string, keyId: string): Promise<boolean> {
   if (!isUuid(keyId)) return false;
-  const { rowCount } = await db.query('DELETE FROM api_keys WHERE company_id = $1 AND id = $2', [companyId, keyId]);
+  const { rowCount } = await db.query(`DELETE FROM api_keys WHERE company_id IN ${OWNERS} AND id = $2`, [
+    companyId,
+    keyId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -112,15 +132,22 @@ export async function revokeKey(db: Queryable, companyId: string, keyId: string)
  * which is how they know never to notify again. Nothing active is not an error.
  */
 export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
+  const sandbox = await existingSandbox(pool, companyId);
   await withTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ id: string }>(
-      `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
-              previous_webhook_secret = NULL, previous_secret_expires_at = NULL
-        WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
-      [companyId],
-    );
-    // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
-    if (rows[0])
-      await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+    await revokeIn(db, companyId);
+    // The sandbox's integration too: its keys and its webhook address go with the company's.
+    if (sandbox) await revokeIn(db, sandbox);
   });
+}
+
+async function revokeIn(db: Queryable, companyId: string): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
+            previous_webhook_secret = NULL, previous_secret_expires_at = NULL
+      WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
+    [companyId],
+  );
+  // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
+  if (rows[0])
+    await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
 }

@@ -12,7 +12,7 @@ import type {
   WebhookSettings,
   WebhookTestResult,
 } from '../api-types.js';
-import { COMPANY, requireCompany } from '../companies/index.js';
+import { COMPANY, requireCompany, sandboxOf } from '../companies/index.js';
 import { reportNotFound } from '../reports/index.js';
 import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
@@ -38,7 +38,9 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
   const router = Router();
   router.param('companyId', requireCompany(db));
   keyRoutes(router, db);
-  webhookRoutes(router, db, notifier);
+  webhookRoutes(router, db, notifier, 'webhook', itself);
+  webhookRoutes(router, db, notifier, 'sandbox/webhook', sandboxOf);
+  publishRoutes(router, db, notifier);
 
   router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
     res.json(await readIntegration(db, req.params.companyId!));
@@ -55,7 +57,8 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
 /** Issuing, listing and revoking the company's API keys. */
 function keyRoutes(router: Router, db: Pool): void {
   router.post(`${COMPANY}/api-keys`, async (req, res: Response<CreatedKey>) => {
-    res.status(201).json(await createKey(db, req.params.companyId!));
+    const mode = (req.body as { mode?: 'live' | 'test' } | undefined)?.mode ?? 'live';
+    res.status(201).json(await createKey(db, req.params.companyId!, mode));
   });
 
   router.get(`${COMPANY}/api-keys`, async (req, res: Response<ApiKeySummary[]>) => {
@@ -69,29 +72,36 @@ function keyRoutes(router: Router, db: Pool): void {
   });
 }
 
-/** The webhook: its address and secret, a test delivery, publishing (which sends it), the delivery log. */
-function webhookRoutes(router: Router, db: Pool, notifier: Notifier): void {
-  router.put(`${COMPANY}/webhook`, async (req, res: Response<WebhookSettings>) => {
+/** The company whose webhook settings a path names: the company's own, or its sandbox's (`/sandbox/webhook`). */
+type Owner = (db: Pool, companyId: string) => Promise<string>;
+const itself: Owner = async (_db, companyId) => companyId;
+
+/** The webhook's address and secret and a test delivery, of the company (`webhook`) or of its sandbox. */
+function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner): void {
+  router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
     const { url } = req.body as WebhookInput;
-    res.json(await setWebhook(db, req.params.companyId!, url, newWebhookSecret()));
+    res.json(await setWebhook(db, await owner(db, req.params.companyId!), url, newWebhookSecret()));
   });
 
-  router.post(`${COMPANY}/webhook/test`, async (req, res: Response<WebhookTestResult>) => {
-    res.json(await sendTestDelivery(db, notifier, req.params.companyId!));
+  router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {
+    res.json(await sendTestDelivery(db, notifier, await owner(db, req.params.companyId!)));
   });
 
-  router.post(`${COMPANY}/webhook/secret`, async (req, res: Response<SecretRotation>) => {
+  router.post(`${COMPANY}/${path}/secret`, async (req, res: Response<SecretRotation>) => {
     const { overlapSeconds } = (req.body ?? {}) as SecretRotationInput;
     const rotated = await rotateSecret(
       db,
-      req.params.companyId!,
+      await owner(db, req.params.companyId!),
       newWebhookSecret(),
       overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
     );
     if (!rotated) throw noWebhookAddress();
     res.json(rotated);
   });
+}
 
+/** Publishing a report (which sends the webhook), and the delivery log. */
+function publishRoutes(router: Router, db: Pool, notifier: Notifier): void {
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);

@@ -6,3 +6,4 @@ export { authRouter } from './auth-route.js';
 export { createNotifier, type Notifier } from './notifier.js';
 export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './wording.js';
+export { sandboxRouter } from './sandbox-routes.js';

@@ -10,7 +10,7 @@ import { isIssuedKeyShape } from './api-keys.js';
  * so this runs before the OpenAPI validator, whose own security check would answer 401.
  */
 export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const key = req.get('x-api-key');
     if (key === undefined || key.trim() === '') throw badRequest('missing X-API-KEY header');
     const since = performance.now();
@@ -19,6 +19,8 @@ export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
     const principal = isIssuedKeyShape(key.trim()) ? await keys.authenticate(key.trim(), since) : undefined;
     if (!principal) throw badRequest('invalid API key');
     setPrincipal(req, principal, since);
+    // Every answer to an accepted key says which world it came from (a test key in production shows in logs).
+    res.setHeader('Intake-Mode', principal.mode);
     next();
   };
 }

@@ -110,7 +110,7 @@ export class ReportCache implements ReportReads {
     if (json.length > this.companyBytes) return undefined;
     freezeWithJson(body, json);
     if (page) Object.freeze(Object.freeze(page).next);
-    return { value, group: companyId, size: json.length, tag: page && pagesOf(companyId) };
+    return { value, group: companyId, size: json.length, tag: page ? pagesOf(companyId) : reportsOf(companyId) };
   }
 }
 
@@ -118,9 +118,16 @@ const reportKey = (companyId: string, id: string) => `report ${companyId} ${id}`
 /** The tag of a company's cached list pages: any change of its reports drops them all. */
 const pagesOf = (companyId: string) => `pages ${companyId}`;
 
-/** A report was written: it and every cached page of its company go; "*" (a delete): everything. */
+/** The tag of a company's cached reports: a delete of its reports drops them all. */
+const reportsOf = (companyId: string) => `reports ${companyId}`;
+
+/**
+ * A report was written ("<company> <report>"): it and every cached page of its company go; reports of a
+ * company deleted ("<company> *", migration 14): all of the company's; "*" (a truncate): everything.
+ */
 function changeOf(payload: string): Change | undefined {
   const [companyId, id] = payload.split(' ');
   if (!companyId || !id) return undefined;
+  if (id === '*') return { scope: companyId, tags: [pagesOf(companyId), reportsOf(companyId)] };
   return { scope: companyId, keys: [reportKey(companyId, id)], tags: [pagesOf(companyId)] };
 }

@@ -21,6 +21,8 @@ export interface Origin {
    * still exists then, for it was checked before a body that may take long to arrive.
    */
   keyId?: string;
+  /** The company the writer belongs to when companyId is its sandbox's: its users are the inspectors. */
+  accountId?: string;
 }
 
 /** A stored report as read (read.ts selects every catalogue column by name). */

@@ -112,10 +112,3 @@ export async function sweepExpiredKeys(db: Queryable, limit = 10_000): Promise<n
   );
   return rowCount ?? 0;
 }
-
-/** Sweeps expired keys every `everyMs` (each process; the deletes of one do not wait for another's). */
-export function sweepKeysEvery(db: Queryable, everyMs: number): { stop(): void } {
-  const timer = setInterval(() => void sweepExpiredKeys(db).catch(() => undefined), everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}

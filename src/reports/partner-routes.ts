@@ -3,6 +3,7 @@ import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api
 import { badRequest, notFound, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { fingerprint, idempotencyKey, settleKey, takeKey } from './idempotency.js';
+import { sandboxHasRoom } from './sandbox.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './wording.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -15,8 +16,9 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   const router = Router();
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
-    const { companyId, integrationId, keyId } = keyPrincipal(req);
-    const origin = { companyId, integrationId, keyId };
+    const { companyId, integrationId, keyId, accountId, mode } = keyPrincipal(req);
+    const origin = { companyId, integrationId, keyId, accountId };
+    if (mode === 'test') await sandboxHasRoom(db, companyId, (req.body as ReportInput).restId);
     const key = idempotencyKey(req.get('idempotency-key'));
     if (key === undefined) {
       const { id } = await writes.createOrUpdate(origin, req.body as ReportInput);

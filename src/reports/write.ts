@@ -7,7 +7,10 @@ import { quoted } from '../core/quoted.js';
 import { isUuid } from '../core/ids.js';
 import type { Origin } from './fields.js';
 import type { IdempotencyClaim } from './idempotency.js';
-import { inputRow, UPSERT } from './write-statement.js';
+import { inputRow, upsertStatement } from './write-statement.js';
+
+const UPSERT = upsertStatement(false);
+const UPSERT_IDEMPOTENT = upsertStatement(true);
 
 /**
  * The writes of a report: create or update (the one statement of write-statement.ts, in batches), and
@@ -37,6 +40,7 @@ function toWrite(origin: Origin, input: ReportInput, idempotency?: IdempotencyCl
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
+  const idempotency = writes.some((w) => w.row.idem_claim !== null);
   const { rows } = await db.query<{
     id: string | null;
     created: boolean | null;
@@ -44,8 +48,8 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
     held: boolean;
     unknown: string[];
   }>({
-    name: 'report-upsert',
-    text: UPSERT,
+    name: idempotency ? 'report-upsert-idempotent' : 'report-upsert',
+    text: idempotency ? UPSERT_IDEMPOTENT : UPSERT,
     values: [input],
   });
   return Promise.allSettled(

@@ -53,7 +53,8 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
     );
   };
   return (req, res, next) => {
-    const { companyId, keyId } = keyPrincipal(req);
+    // A company's sandbox (test keys) shares the company's fair share: the account is the unit.
+    const { accountId: companyId, keyId } = keyPrincipal(req);
     if (rateLimiter) {
       const { allowed, remaining, resetSeconds } = rateLimiter.consume(keyId, companyId);
       res.setHeader('RateLimit-Policy', policy!);

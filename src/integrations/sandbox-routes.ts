@@ -1,0 +1,55 @@
+import { Router, type RequestHandler, type Response } from 'express';
+import type { PublishResult, Report } from '../api-types.js';
+import { conflict, notFound, refuse } from '../core/errors.js';
+import { quoted } from '../core/quoted.js';
+import { keyPrincipal } from '../core/request-context.js';
+import type { Pool } from '../db/pool.js';
+import { findForCompany, reportNotFound, startReport, wipeSandbox } from '../reports/index.js';
+import type { Notifier } from './notifier.js';
+import { publishReport } from './publish.js';
+
+/** What a sandbox publish sends when the partner names no address: one that exists nowhere. */
+const generatedUrl = (reportId: string) => `https://sandbox.invalid/reports/${encodeURIComponent(reportId)}`;
+
+/** The sandbox's operations are a test key's: a live key gets 403 naming the key it needs. */
+const requireTestKey: RequestHandler = (req, _res, next) => {
+  if (keyPrincipal(req).mode !== 'test')
+    throw refuse.forbidden('sandbox operations need a test key (irk_test_…): this request used a live key');
+  next();
+};
+
+/**
+ * The inspector's part, on demand, in a company's sandbox (test keys): start a report, publish it
+ * (sending the reportPublished webhook to the sandbox's own address, signed with its own secret, as a
+ * live publish does), and wipe the sandbox. The key's company is the sandbox.
+ */
+export function sandboxRouter(db: Pool, notifier: Notifier): Router {
+  const router = Router();
+  router.use('/sandbox', requireTestKey);
+
+  router.post('/sandbox/reports/:reportId/start', async (req, res: Response<Report>) => {
+    const { companyId } = keyPrincipal(req);
+    const reportId = req.params.reportId!;
+    const status = await startReport(db, companyId, reportId);
+    if (!status) throw notFound(reportNotFound(reportId));
+    if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
+    res.json((await findForCompany(db, companyId, reportId))!);
+  });
+
+  router.post('/sandbox/reports/:reportId/publish', async (req, res: Response<PublishResult>) => {
+    const { companyId } = keyPrincipal(req);
+    const reportId = req.params.reportId!;
+    const { notifyIntegration, publishedUrl } = req.body as { notifyIntegration: boolean; publishedUrl?: string };
+    const input = { notifyIntegration, publishedUrl: publishedUrl ?? generatedUrl(reportId) };
+    const result = await publishReport(db, notifier, companyId, reportId, input);
+    if (!result) throw notFound(reportNotFound(reportId));
+    res.json(result);
+  });
+
+  router.delete('/sandbox/reports', async (req, res) => {
+    await wipeSandbox(db, keyPrincipal(req).companyId);
+    res.status(204).end();
+  });
+
+  return router;
+}
