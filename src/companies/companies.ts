@@ -34,7 +34,7 @@ export async function countCompanies(db: Queryable): Promise<number> {
 }
 
 /**
- * The company's sandbox (migration 14): a company of its own, made on first use. Its name says whose it
+ * The company's sandbox (migration 15): a company of its own, made on first use. Its name says whose it
  * is; it has no users of its own (its reports' inspectors are the company's users).
  */
 export async function sandboxOf(db: Queryable, companyId: string): Promise<string> {
