@@ -106,7 +106,8 @@ describe('GET /internal/companies/{companyId}/reports', () => {
     expect(reports[0]!.inspectionDate).to.equal('2026-08-17T00:00:00.000Z');
     expect(nextLink(res.headers.link)).to.match(
       new RegExp(`^/internal/companies/${company.companyId}/reports\\?limit=20&after=[A-Za-z0-9_-]+$`),
-    );    const head = await api().head(reportsOf(company.companyId)).set(auth).expect(200);
+    );
+    const head = await api().head(reportsOf(company.companyId)).set(auth).expect(200);
     expect(head.headers.link).to.equal(res.headers.link);
   });
 
