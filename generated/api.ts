@@ -332,7 +332,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The company's reports as the application shows them, newest inspection first
+         * @description The application's inbox: the company's reports as a JSON array, in the order of the partner
+         *     list (`inspectionDate` newest first; the same `inspectionDate` by creation time, newest first,
+         *     then by `id`), every report in the partner API's shape. A report created through the partner
+         *     API has a non-blank `fromRestService` (its source); while its `status` is `new` the application
+         *     shows it with the badge "New from REST API". Reports created in the application have
+         *     `fromRestService` `""`.
+         *
+         *     **Paging** as in the partner list: at most `limit` reports and about 1 MiB of JSON (a page always
+         *     holds one report); when more follow, a `Link` header with `rel="next"` gives the next page's
+         *     address, keeping `limit` and `status`. The last page has no `next` link; walking the links visits
+         *     every report exactly once.
+         */
+        get: operations["listApplicationReports"];
         put?: never;
         /**
          * Create a report in the application
@@ -340,6 +354,32 @@ export interface paths {
          *     report's `fromRestService` and `restId` are `""`, and it never triggers the webhook.
          */
         post: operations["createApplicationReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/reports/{reportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one report as the application shows it
+         * @description The report with this `id` in the company, in the shape of the list's items: a `new` report with
+         *     a non-blank `fromRestService` is one the application shows with the badge "New from REST API".
+         */
+        get: operations["getApplicationReport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2023,6 +2063,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listApplicationReports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of reports returned, 1 to 100 (a page may hold fewer).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque cursor taken from the `Link` header of the previous page.
+                 * @example WyIyMDI2LTAzLTE0IiwiMjAyNi0wMy0wMVQxNDowNTowOS4xMjM0NTZaIiwiNWIwYzZlMmUtOGY5YS00ZDU1LTlkNGUtMGMxZjhlNmYyYTEwIl0
+                 */
+                after?: string;
+                /**
+                 * @description Only the reports with this `status` (`new` for the inbox of reports not started yet).
+                 * @example new
+                 */
+                status?: "new" | "in_progress" | "published";
+            };
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of reports. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `<...>; rel="next"` when more reports follow; absent on the last page.
+                     * @example </internal/companies/5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10/reports?limit=20&after=WyIyMDI2LTAzLTE0IiwiMjAyNi0wMy0wMVQxNDowNTowOS4xMjM0NTZaIiwiNWIwYzZlMmUtOGY5YS00ZDU1LTlkNGUtMGMxZjhlNmYyYTEwIl0&status=new>; rel="next"
+                     */
+                    Link?: string;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"][];
+                };
+            };
+            /** @description `limit` that is not an integer from 1 to 100, a bad `after` cursor, a `status` other than `new`, `in_progress` or `published`, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createApplicationReport: {
         parameters: {
             query?: never;
@@ -2063,6 +2168,42 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApplicationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+                /** @description The report's `id`. An unknown or malformed id, or another company's report, gives 404. */
+                reportId: components["parameters"]["InternalReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["OperationsBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

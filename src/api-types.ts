@@ -12,6 +12,7 @@ export type ApplicationReportInput = Schemas['ApplicationReportInput'];
 export type Report = Schemas['Report'];
 export type CreateResult = Schemas['CreateResult'];
 export type ListReportsQuery = NonNullable<operations['listReports']['parameters']['query']>;
+export type ListApplicationReportsQuery = NonNullable<operations['listApplicationReports']['parameters']['query']>;
 
 export type CompanyInput = Schemas['CompanyInput'];
 export type Company = Schemas['Company'];

@@ -1,17 +1,45 @@
 import { Router, type Response } from 'express';
-import type { Report, ReportInput } from '../api-types.js';
+import type { ListApplicationReportsQuery, Report, ReportInput } from '../api-types.js';
 import { COMPANY, requireCompany } from '../companies/index.js';
-import { conflict, notFound } from '../core/errors.js';
+import { badRequest, conflict, notFound } from '../core/errors.js';
+import { pageLimit } from '../core/page-limit.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
-import { findForCompany } from './read.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { findForCompany, listForCompany } from './read.js';
 import { reportNotFound } from './wording.js';
 import { startReport, type ReportWriter } from './write.js';
 
-/** The application's own report operations: create one (as the inspectors' application does) and start it. */
+/**
+ * The application's own report operations: its inbox (list and read), create one (as the inspectors'
+ * application does) and start it. They read the database, not the partner API's cache: the application
+ * reads what it has just written, and its reads are few.
+ */
 export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router {
   const router = Router();
   router.param('companyId', requireCompany(db));
+
+  router.get(`${COMPANY}/reports`, async (req, res: Response<Report[]>) => {
+    const companyId = req.params.companyId!;
+    const { after: cursor, status } = req.query as ListApplicationReportsQuery;
+    const limit = pageLimit(req);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (cursor !== undefined && !after) throw badRequest('after is not a valid cursor');
+    const page = await listForCompany(db, companyId, { limit, after, status });
+    if (page.next) {
+      const next = new URLSearchParams({ limit: String(limit), after: encodeCursor(page.next) });
+      if (status !== undefined) next.set('status', status);
+      res.set('Link', `</internal/companies/${encodeURIComponent(companyId)}/reports?${next}>; rel="next"`);
+    }
+    res.json(page.reports);
+  });
+
+  router.get(`${COMPANY}/reports/:reportId`, async (req, res: Response<Report>) => {
+    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
+    const report = await findForCompany(db, companyId, reportId);
+    if (!report) throw notFound(reportNotFound(reportId));
+    res.json(report);
+  });
 
   router.post(`${COMPANY}/reports`, async (req, res: Response<Report>) => {
     const companyId = req.params.companyId!;

@@ -14,6 +14,8 @@ export const REPORT_FIELD_WORDING: FieldWording = {
   clientEmails: { pattern: E_MAIL },
   agentEmail: { pattern: E_MAIL },
   invoiceItems: { pattern: INVOICE_ITEM_SHAPE },
+  // The application list's filter (a query parameter).
+  status: { enum: 'must be one of new, in_progress, published' },
   // The header, as the validator names it.
   'idempotency-key': {
     pattern: IDEMPOTENCY_KEY,
