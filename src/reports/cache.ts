@@ -123,7 +123,7 @@ const reportsOf = (companyId: string) => `reports ${companyId}`;
 
 /**
  * A report was written ("<company> <report>"): it and every cached page of its company go; reports of a
- * company deleted ("<company> *", migration 14): all of the company's; "*" (a truncate): everything.
+ * company deleted ("<company> *", migration 15): all of the company's; "*" (a truncate): everything.
  */
 function changeOf(payload: string): Change | undefined {
   const [companyId, id] = payload.split(' ');

@@ -57,6 +57,10 @@ describe('the sandbox: test keys and their world', () => {
         .set('X-API-KEY', key);
       expect(byRestId.body.map((r: { inspectorNotes: string }) => r.inspectorNotes)).to.deep.equal([notes]);
     }
+    // The application's inbox shows the live report only.
+    const { body: inbox } = await api().get(`/internal/companies/${company.companyId}/reports`).set(auth).expect(200);
+    expect(inbox.map((r: { id: string }) => r.id)).to.deep.equal([live.body.id]);
+    await api().get(`/internal/companies/${company.companyId}/reports/${test.body.id}`).set(auth).expect(404);
     // An update by restId stays in its world.
     await create(company.testKey, reportInput({ restId, notes: 'test 2' })).expect(200);
     const { body: liveReport } = await api().get(`/reports/${live.body.id}`).set('X-API-KEY', company.key);
