@@ -143,8 +143,8 @@ export interface paths {
         /**
          * Start a sandbox report, as an inspector applying a template
          * @description Does to a sandbox report what an inspector applying a template does to a live one: a `new` report
-         *     becomes `in_progress` (the badge "New from REST API" would be gone); a report already in progress
-         *     is answered unchanged; a published report cannot be started (409). The operation takes no body.
+         *     becomes `in_progress`; a report already in progress is answered unchanged; a published report
+         *     cannot be started (409). The operation takes no body.
          *
          *     Only with a test key (`irk_test_…`): a live key gets 403 and changes nothing.
          */
