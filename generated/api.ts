@@ -49,13 +49,21 @@ export interface paths {
          *
          *     A new report shows in the application with the badge "New from REST API"; its `status` is `new`.
          *
+         *     **With a test key** the report is created in (or updated by `restId` within) the company's
+         *     sandbox, never in its live account (see **Sandbox**). A sandbox holds at most 10,000 reports:
+         *     past it, a request that would create one more is refused with 409 (an update by `restId` of a
+         *     sandbox report still works); wipe the sandbox (`DELETE /sandbox/reports`) or let its reports
+         *     expire. A sandbox report is deleted 30 days after it was created (its `createdAt`), whatever
+         *     happened to it since.
+         *
          *     **Safe retries: `Idempotency-Key`.** A create without `restId` that timed out on your side and
          *     is sent again would make a second report. Send a unique key with it (a UUID, say) in
          *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
          *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
          *     nothing. The same key with another body is refused (422); while the first request is still being
-         *     answered, a retry gets 409 and should wait and retry. Keys are per company; a key is free again
+         *     answered, a retry gets 409 and should wait and retry. Keys are per company and per world (a test
+         *     key's `Idempotency-Key` never meets a live key's); a key is free again
          *     24 hours after its first use, or 60 seconds after a request that was never answered (its process
          *     stopped) if a retry comes with the same body. `restId` keeps its meaning with or without a key.
          *     Answers that ask you to retry later (429, 503) are not kept: the retry runs anew.
@@ -76,7 +84,8 @@ export interface paths {
         };
         /**
          * List the company's reports
-         * @description Answers the company's reports as a JSON array, ordered by `inspectionDate`, newest first; reports
+         * @description Answers the company's reports as a JSON array (a test key's: the sandbox's reports only, a live
+         *     key's: the live ones only), ordered by `inspectionDate`, newest first; reports
          *     with the same `inspectionDate` are ordered by creation time, newest first, then by `id`. The order
          *     is total and stable.
          *
@@ -110,12 +119,103 @@ export interface paths {
         /**
          * Read one report
          * @description Answers the report with this `id` in the key's company, in the same shape as the list items.
-         *     An id that is unknown, malformed or of another company's report gives the same 404.
+         *     An id that is unknown, malformed, of another company's report or of a report in the other world
+         *     (a sandbox report asked for with a live key, or a live one with a test key) gives the same 404.
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports/{reportId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sandbox report, as an inspector applying a template
+         * @description Does to a sandbox report what an inspector applying a template does to a live one: a `new` report
+         *     becomes `in_progress`; a report already in progress is answered unchanged; a published report
+         *     cannot be started (409). The operation takes no body.
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and changes nothing.
+         */
+        post: operations["startSandboxReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports/{reportId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a sandbox report, sending the reportPublished webhook when asked
+         * @description Does to a sandbox report what an inspector publishing a live one does, and answers as the
+         *     application's publish does. `status` becomes `published` and `publishedUrl` the address sent,
+         *     or, when none is, `https://sandbox.invalid/reports/<reportId>`; from `new` or `in_progress`.
+         *     Publishing again (a re-publish) updates `publishedUrl`.
+         *
+         *     The `reportPublished` webhook is due only when all hold: `notifyIntegration` is `true`, the
+         *     sandbox has a webhook address, and the integration that created the report has not been revoked
+         *     since. When due, it is sent before this call answers, to the sandbox's address, signed with the
+         *     sandbox's secret (both secrets during a rotation's overlap): the exact request a live publish
+         *     sends (the same body, the same Standard Webhooks headers, no `webhook-test`), written to the
+         *     company's delivery log. A 2xx from your receiver publishes the report (`webhook.outcome: sent`,
+         *     with your receiver's status); any failure (network error, timeout, TLS error, non-2xx including
+         *     redirects, refused address) answers 502 naming the cause, as an inspector would see it, and
+         *     leaves the report as it was. Call again to retry (the retry carries the same `webhook-id`) or
+         *     with `notifyIntegration: false` to publish without notifying. When no webhook is due,
+         *     `webhook.outcome` is `not_sent` with the reason.
+         *
+         *     While the webhook is in flight the report is claimed: another publish of it answers 409, and so
+         *     does an update of it through `POST /reports/new`. Deliveries follow the rules of live ones (HTTPS
+         *     only, no loopback, private or metadata addresses, no redirects, the time limit, the service's
+         *     bound on deliveries in flight: past it 503 with `Retry-After`).
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and nothing is sent.
+         */
+        post: operations["publishSandboxReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Wipe the sandbox, deleting every sandbox report
+         * @description Deletes every report of the company's sandbox at once, whichever test key created it: the
+         *     sandbox is empty, its 10,000 reports are free again, and every `restId` may be used anew.
+         *     Live reports are never touched. Answers 204 also when the sandbox was empty.
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and nothing is deleted.
+         */
+        delete: operations["wipeSandbox"];
         options?: never;
         head?: never;
         patch?: never;
@@ -168,13 +268,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** List the company's API keys, newest first */
+        /**
+         * List the company's API keys, newest first
+         * @description Lists the live and the test keys together; `mode` tells them apart.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Generate an API key
+         * Generate an API key, live or test
          * @description Generates a key for the company's REST API integration (starting one when none is active).
          *     The key is in this response only: the service stores its SHA-256 hash, never the key.
+         *
+         *     No body, `{}` or `{"mode": "live"}` makes a live key (`irk_…`), which reads and writes the
+         *     company's reports. `{"mode": "test"}` makes a test key (`irk_test_…`), which works on every
+         *     partner operation but only in the company's sandbox (its reports never show in the application
+         *     and never reach the live webhook address), and on the partner's sandbox operations.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -200,7 +308,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one API key
-         * @description The key is deleted; the very next request with it is refused (400) by every server process.
+         * @description The key, live or test, is deleted; the very next request with it is refused (400) by every server process.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -296,6 +404,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/companies/{companyId}/sandbox/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the sandbox's webhook address
+         * @description Sets the HTTPS address of the company's sandbox, where a sandbox publish (`POST
+         *     /sandbox/reports/{reportId}/publish`, with a test key) sends the `reportPublished` webhook, on
+         *     the company's REST API integration (starting one when none is active). The sandbox's address and
+         *     secret are its own: the live ones (`…/webhook`) are neither read nor changed, and a live publish
+         *     never goes here. Otherwise as `PUT /internal/companies/{companyId}/webhook`: every call generates
+         *     a new signing secret (`whsec_…`), which replaces the sandbox's previous ones at once, with no
+         *     overlap. To change the secret of a receiver that stays, rotate it instead
+         *     (`POST /internal/companies/{companyId}/sandbox/webhook/secret`).
+         */
+        put: operations["setSandboxWebhook"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/sandbox/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test webhook to the sandbox's address
+         * @description As `POST /internal/companies/{companyId}/webhook/test`, to the sandbox's address and signed with
+         *     the sandbox's secrets (two during a rotation's overlap): a `reportPublished` request with the
+         *     header `webhook-test: true` and the sample report that exists nowhere (id
+         *     `00000000-0000-4000-8000-000000000000`), under the same rules as a publish's delivery (HTTPS
+         *     only, refused addresses, no redirects, the time limit, a place among the process's
+         *     `WEBHOOK_MAX_IN_FLIGHT` deliveries, at most `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of them the
+         *     company's, live and sandbox together). Nothing is published, and the attempt is written to the
+         *     delivery log with `test: true`. The body is `{}` or absent.
+         */
+        post: operations["testSandboxWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/companies/{companyId}/sandbox/webhook/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the sandbox's webhook signing secret, with an overlap
+         * @description As `POST /internal/companies/{companyId}/webhook/secret`, for the sandbox's address: the live
+         *     secrets are not touched. Makes a new signing secret (`whsec_…`) for the sandbox's webhook
+         *     address. For `overlapSeconds` (default 86400, one day) the previous secret keeps signing too:
+         *     every delivery to the sandbox, publish and test, carries two signatures, the new one first
+         *     (`v1,<new> v1,<old>`), so a receiver verifies
+         *     with either while it moves to the new secret. After `previousSecretExpiresAt` only the new one
+         *     signs; with `overlapSeconds: 0` the previous secret stops at once. A rotation during an overlap
+         *     ends the older secret at once: only the newest two ever sign. The service's database clock
+         *     decides when an overlap ends. Setting the sandbox's address (`PUT …/sandbox/webhook`) makes a
+         *     new secret without any overlap.
+         */
+        post: operations["rotateSandboxSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/companies/{companyId}/integration": {
         parameters: {
             query?: never;
@@ -312,9 +512,10 @@ export interface paths {
         post?: never;
         /**
          * Revoke the REST API integration
-         * @description Deletes every API key and the webhook address at once. All API access with those keys stops
-         *     on the very next request. Reports created under this integration never trigger the webhook
-         *     again, even after a new key and address are set up. Answers 204 also when nothing was active.
+         * @description Deletes every API key, live and test, and the webhook address and the sandbox's webhook address
+         *     at once. All API access with those keys stops on the very next request. Reports created under
+         *     this integration, live or in the sandbox, never trigger the webhook again, even after a new key
+         *     and address are set up. Answers 204 also when nothing was active.
          */
         delete: operations["revokeIntegration"];
         options?: never;
@@ -558,7 +759,8 @@ export interface webhooks {
          * A report created through this API was published
          * @description Sent when an inspector publishes a report that was created through this API and confirms that
          *     the integration should be notified, provided a webhook address is set and the integration that
-         *     created the report has not been revoked since. The service sends one `POST` to your HTTPS
+         *     created the report has not been revoked since; and by a sandbox publish (see **Sandbox
+         *     publishes** below). The service sends one `POST` to your HTTPS
          *     address and waits a bounded time for the complete answer: 10 seconds, unless the service's
          *     operator set another limit (a failure past it reads `no complete answer within <n> ms`, naming
          *     the limit in force). Redirects are not followed.
@@ -581,6 +783,13 @@ export interface webhooks {
          *     **Test deliveries.** The company can send you a test at any time: the same request, signed the
          *     same way, with the header `webhook-test: true` and a sample report that exists nowhere (id
          *     `00000000-0000-4000-8000-000000000000`). Answer it as any other; do not store its report.
+         *
+         *     **Sandbox publishes.** A sandbox publish (`POST /sandbox/reports/{reportId}/publish` with a test
+         *     key and `notifyIntegration: true`) sends this same webhook, for the sandbox report, to the
+         *     sandbox's own webhook address, signed with the sandbox's own secret (never with the live one),
+         *     under the same rules. It carries no `webhook-test` header: it is the request a live publish
+         *     sends, so a test of your receiver tests what production will get. A live publish never goes to
+         *     the sandbox's address, nor a sandbox publish to the live one.
          */
         post: operations["reportPublished"];
         delete?: never;
@@ -754,9 +963,19 @@ export interface components {
             name: string;
             email: string;
         };
+        /**
+         * @description The world a key works in: `live` (the company's reports, `irk_…`) or `test` (its sandbox, `irk_test_…`).
+         * @enum {string}
+         */
+        ApiKeyMode: "live" | "test";
+        /** @description The key to generate; no body, or `{}`, is a live key. */
+        ApiKeyInput: {
+            mode?: components["schemas"]["ApiKeyMode"];
+        };
         ApiKey: {
             id: string;
-            /** @description The first characters of the key (`irk_` and 8 more), to recognise it. */
+            mode: components["schemas"]["ApiKeyMode"];
+            /** @description The first characters of the key (`irk_` and 8 more; a test key's `irk_test_` and 8 more), to recognise it. */
             prefix: string;
             createdAt: string;
             /** @description Last authenticated request, recorded at most once a minute; `null` when never used. */
@@ -764,8 +983,12 @@ export interface components {
         };
         CreatedApiKey: {
             id: string;
-            /** @description The key (`irk_` and 43 random characters, 256 bits). Shown this once; only its hash is stored. */
+            /**
+             * @description The key: `irk_` (a live key) or `irk_test_` (a test key), then 43 random characters (256 bits).
+             *     Shown this once; only its hash is stored.
+             */
             key: string;
+            mode: components["schemas"]["ApiKeyMode"];
             prefix: string;
             createdAt: string;
         };
@@ -830,6 +1053,16 @@ export interface components {
             /** @description The inspector confirmed that the integration should be notified. */
             notifyIntegration: boolean;
         };
+        /**
+         * @description What an inspector's publish says, for a sandbox report: whether the integration is notified,
+         *     and, optionally, the address of the published report (`publishedUrl`, an absolute `https://`
+         *     URL; when absent the service makes one, `https://sandbox.invalid/reports/<reportId>`).
+         */
+        SandboxPublishInput: {
+            /** @description `true` sends the `reportPublished` webhook to the sandbox's address, as an inspector who confirms that the integration should be notified; `false` publishes without notifying. */
+            notifyIntegration: boolean;
+            publishedUrl?: components["schemas"]["HttpsUrl"];
+        };
         PublishResult: {
             report: components["schemas"]["Report"];
             webhook: {
@@ -858,7 +1091,7 @@ export interface components {
             id: string;
             /** @description The report published; for a test delivery, the sample report's id `00000000-0000-4000-8000-000000000000`. */
             reportId: string;
-            /** @description `true` for a test delivery (`POST …/webhook/test`), `false` for a publish. */
+            /** @description `true` for a test delivery (`POST …/webhook/test` or `POST …/sandbox/webhook/test`), `false` for a publish (live or sandbox). */
             test: boolean;
             /** @description The `webhook-id` header sent. */
             webhookId: string;
@@ -890,6 +1123,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -905,6 +1139,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -923,6 +1158,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -945,6 +1181,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -970,9 +1207,51 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request's key is a live key: sandbox operations answer only a test key (`irk_test_…`) of the
+         *     company, which the company's administrator issues. Nothing was read, changed or sent.
+         */
+        TestKeyRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "sandbox operations need a test key (irk_test_…): this request used a live key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No report with this id in the company's sandbox (the id is unknown or malformed, or it is a live report's or another company's). */
+        SandboxReportNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "report 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b not found"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -1085,6 +1364,22 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The company's sandbox has no webhook address (none was set, or the integration was revoked). Nothing changed. */
+        NoSandboxWebhookAddress: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "the sandbox has no webhook address: set one first"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
         PayloadTooLarge: {
             headers: {
@@ -1092,6 +1387,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -1110,6 +1406,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -1207,6 +1504,15 @@ export interface components {
          * @example "per-key";r=598;t=42
          */
         RateLimit: string;
+        /**
+         * @description Which world the answer came from: `live` when the request's key is a live key (`irk_…`), `test`
+         *     when it is a test key (`irk_test_…`), whose requests read and change only the company's sandbox.
+         *     Sent on every answer to a request whose key was accepted, as `RateLimit` is; absent on the 400
+         *     for a missing or invalid key and on refusals before the key is read (408, 417, 431). Log it: a
+         *     production deployment that logs `test` holds a test key.
+         * @example live
+         */
+        IntakeMode: "live" | "test";
     };
     pathItems: never;
 }
@@ -1228,6 +1534,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1278,6 +1585,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1303,6 +1611,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1317,6 +1626,8 @@ export interface operations {
              *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
              *     Or a request with the same `Idempotency-Key` is still being answered (retry once it has been),
              *     or took the key over while this one waited. Nothing changed.
+             *     Or, with a test key, the sandbox holds 10,000 reports, its most, and this request would create
+             *     another: nothing changed.
              */
             409: {
                 headers: {
@@ -1324,6 +1635,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1337,6 +1649,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1355,6 +1668,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,6 +1691,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1431,6 +1746,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1497,6 +1813,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1534,6 +1851,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1548,6 +1866,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1559,6 +1878,271 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startSandboxReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sandbox report's `id`. An id that is unknown, malformed, of a live report or of another company's report gives 404.
+                 * @example 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b
+                 */
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with status `in_progress`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b",
+                     *       "address": "1 Test Lane, Springfield, IL 62701",
+                     *       "clientName": "Jordan Test",
+                     *       "clientEmail": "jordan.test@example.com",
+                     *       "clientPhone": "",
+                     *       "agentName": "",
+                     *       "agentEmail": "",
+                     *       "agentPhone": "",
+                     *       "inspectorName": "",
+                     *       "inspectorEmail": "",
+                     *       "inspectorNotes": "",
+                     *       "inspectionDate": "2026-03-14T00:00:00.000Z",
+                     *       "fromRestService": "Acme CRM",
+                     *       "restId": "crm-test-1",
+                     *       "publishedUrl": "",
+                     *       "status": "in_progress",
+                     *       "yearBuilt": "",
+                     *       "squareFeet": "",
+                     *       "invoiceItems": [],
+                     *       "createdAt": "2026-03-10T09:00:00.000Z",
+                     *       "updatedAt": "2026-03-10T09:00:05.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Missing or invalid API key; an unknown query parameter, or one whose percent-escapes are not UTF-8; or a body sent along that is not readable JSON (this operation takes no body: a JSON body is read, within the body budgets, and ignored). The message names what was wrong. Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
+            404: components["responses"]["SandboxReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The report is published and can no longer be started. Nothing changed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "report 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b is published"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishSandboxReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sandbox report's `id`. An id that is unknown, malformed, of a live report or of another company's report gives 404.
+                 * @example 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b
+                 */
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPublishInput"];
+            };
+        };
+        responses: {
+            /** @description The report is published; `webhook` says whether the integration was notified. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishResult"];
+                };
+            };
+            /** @description Missing or invalid API key, or the body is invalid (`notifyIntegration` is required and a boolean, `publishedUrl` when sent an absolute `https://` URL of at most 2000 characters, no other field; not valid JSON, nested more than 32 levels deep, not decodable as its `Content-Encoding` says or not well-formed Unicode included), or an unknown query parameter. The message names the field. Nothing changed and nothing was sent. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
+            404: components["responses"]["SandboxReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Another publish of this report is delivering its webhook now (nothing changed; publish again
+             *     once it has answered), or, rarely, this publish's claim expired during its delivery and
+             *     another publish took the report over (the delivery is in the log; that publish decides).
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description The webhook was due and its delivery to the sandbox's address failed; the report is unchanged.
+             *     The message names the cause, as an inspector publishing a live report would see it.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
+             *     unavailable; or the service has as many webhook deliveries in flight as it runs at once, in
+             *     all or for your company (nothing was sent; the message says which); or the database became
+             *     unavailable after the delivery, so its outcome is not recorded: the report stays claimed
+             *     until its claim expires (`Retry-After` says when), and the retry carries the same
+             *     `webhook-id`, so your receiver can drop the duplicate.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description Seconds to wait before publishing again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    wipeSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox is empty. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key, or an unknown query parameter (this operation takes none) or one whose percent-escapes are not UTF-8. Nothing was deleted. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];
@@ -1683,7 +2267,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The keys (without the keys themselves). */
+            /** @description The keys, live and test (without the keys themselves). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1715,7 +2299,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
         responses: {
             /** @description The new key, shown this once. */
             201: {
@@ -1728,7 +2316,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            400: components["responses"]["BodilessPostBadRequest"];
+            /** @description `mode` is neither `live` nor `test`, the body has another field (the message names it) or is not valid JSON (nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. No key was made. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CompanyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -1989,6 +2587,213 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["NoWebhookAddress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setSandboxWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://crm.example.com/hooks/inspections"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The address and its new signing secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            /** @description The address is not an absolute `https://` URL, or the body is invalid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "url must be an absolute https:// URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    testSandboxWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["WebhookTestInput"];
+            };
+        };
+        responses: {
+            /** @description The sandbox's receiver answered 2xx. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description The body is not `{}` (the message names the field; not valid JSON, nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing was sent. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unknown field: url"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["NoSandboxWebhookAddress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /** @description The test delivery failed (network error, timeout, TLS error, non-2xx including redirects, refused address). The message names the cause. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Nothing was sent when the database is unavailable, or when this process already has
+             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
+             *     of this company (then with `Retry-After`; the message says which of the two). When the
+             *     database became unavailable after the delivery, the attempt stays in the delivery log without
+             *     an outcome.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Seconds to wait before testing again (sent when deliveries, the process's or the company's, are at their bound). */
+                    "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateSandboxSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecretRotationInput"];
+            };
+        };
+        responses: {
+            /** @description The new secret, and when the previous one stops signing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRotation"];
+                };
+            };
+            /** @description `overlapSeconds` is not an integer from 0 to 604800, the body has another field (the message names it) or is not valid JSON (nested more than 32 levels deep or not decodable as its `Content-Encoding` says included), or an unknown query parameter. Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "overlapSeconds must be <= 604800"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["NoSandboxWebhookAddress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];

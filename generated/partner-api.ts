@@ -49,13 +49,21 @@ export interface paths {
          *
          *     A new report shows in the application with the badge "New from REST API"; its `status` is `new`.
          *
+         *     **With a test key** the report is created in (or updated by `restId` within) the company's
+         *     sandbox, never in its live account (see **Sandbox**). A sandbox holds at most 10,000 reports:
+         *     past it, a request that would create one more is refused with 409 (an update by `restId` of a
+         *     sandbox report still works); wipe the sandbox (`DELETE /sandbox/reports`) or let its reports
+         *     expire. A sandbox report is deleted 30 days after it was created (its `createdAt`), whatever
+         *     happened to it since.
+         *
          *     **Safe retries: `Idempotency-Key`.** A create without `restId` that timed out on your side and
          *     is sent again would make a second report. Send a unique key with it (a UUID, say) in
          *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
          *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
          *     nothing. The same key with another body is refused (422); while the first request is still being
-         *     answered, a retry gets 409 and should wait and retry. Keys are per company; a key is free again
+         *     answered, a retry gets 409 and should wait and retry. Keys are per company and per world (a test
+         *     key's `Idempotency-Key` never meets a live key's); a key is free again
          *     24 hours after its first use, or 60 seconds after a request that was never answered (its process
          *     stopped) if a retry comes with the same body. `restId` keeps its meaning with or without a key.
          *     Answers that ask you to retry later (429, 503) are not kept: the retry runs anew.
@@ -76,7 +84,8 @@ export interface paths {
         };
         /**
          * List the company's reports
-         * @description Answers the company's reports as a JSON array, ordered by `inspectionDate`, newest first; reports
+         * @description Answers the company's reports as a JSON array (a test key's: the sandbox's reports only, a live
+         *     key's: the live ones only), ordered by `inspectionDate`, newest first; reports
          *     with the same `inspectionDate` are ordered by creation time, newest first, then by `id`. The order
          *     is total and stable.
          *
@@ -110,12 +119,103 @@ export interface paths {
         /**
          * Read one report
          * @description Answers the report with this `id` in the key's company, in the same shape as the list items.
-         *     An id that is unknown, malformed or of another company's report gives the same 404.
+         *     An id that is unknown, malformed, of another company's report or of a report in the other world
+         *     (a sandbox report asked for with a live key, or a live one with a test key) gives the same 404.
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports/{reportId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sandbox report, as an inspector applying a template
+         * @description Does to a sandbox report what an inspector applying a template does to a live one: a `new` report
+         *     becomes `in_progress`; a report already in progress is answered unchanged; a published report
+         *     cannot be started (409). The operation takes no body.
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and changes nothing.
+         */
+        post: operations["startSandboxReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports/{reportId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a sandbox report, sending the reportPublished webhook when asked
+         * @description Does to a sandbox report what an inspector publishing a live one does, and answers as the
+         *     application's publish does. `status` becomes `published` and `publishedUrl` the address sent,
+         *     or, when none is, `https://sandbox.invalid/reports/<reportId>`; from `new` or `in_progress`.
+         *     Publishing again (a re-publish) updates `publishedUrl`.
+         *
+         *     The `reportPublished` webhook is due only when all hold: `notifyIntegration` is `true`, the
+         *     sandbox has a webhook address, and the integration that created the report has not been revoked
+         *     since. When due, it is sent before this call answers, to the sandbox's address, signed with the
+         *     sandbox's secret (both secrets during a rotation's overlap): the exact request a live publish
+         *     sends (the same body, the same Standard Webhooks headers, no `webhook-test`), written to the
+         *     company's delivery log. A 2xx from your receiver publishes the report (`webhook.outcome: sent`,
+         *     with your receiver's status); any failure (network error, timeout, TLS error, non-2xx including
+         *     redirects, refused address) answers 502 naming the cause, as an inspector would see it, and
+         *     leaves the report as it was. Call again to retry (the retry carries the same `webhook-id`) or
+         *     with `notifyIntegration: false` to publish without notifying. When no webhook is due,
+         *     `webhook.outcome` is `not_sent` with the reason.
+         *
+         *     While the webhook is in flight the report is claimed: another publish of it answers 409, and so
+         *     does an update of it through `POST /reports/new`. Deliveries follow the rules of live ones (HTTPS
+         *     only, no loopback, private or metadata addresses, no redirects, the time limit, the service's
+         *     bound on deliveries in flight: past it 503 with `Retry-After`).
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and nothing is sent.
+         */
+        post: operations["publishSandboxReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Wipe the sandbox, deleting every sandbox report
+         * @description Deletes every report of the company's sandbox at once, whichever test key created it: the
+         *     sandbox is empty, its 10,000 reports are free again, and every `restId` may be used anew.
+         *     Live reports are never touched. Answers 204 also when the sandbox was empty.
+         *
+         *     Only with a test key (`irk_test_…`): a live key gets 403 and nothing is deleted.
+         */
+        delete: operations["wipeSandbox"];
         options?: never;
         head?: never;
         patch?: never;
@@ -136,7 +236,8 @@ export interface webhooks {
          * A report created through this API was published
          * @description Sent when an inspector publishes a report that was created through this API and confirms that
          *     the integration should be notified, provided a webhook address is set and the integration that
-         *     created the report has not been revoked since. The service sends one `POST` to your HTTPS
+         *     created the report has not been revoked since; and by a sandbox publish (see **Sandbox
+         *     publishes** below). The service sends one `POST` to your HTTPS
          *     address and waits a bounded time for the complete answer: 10 seconds, unless the service's
          *     operator set another limit (a failure past it reads `no complete answer within <n> ms`, naming
          *     the limit in force). Redirects are not followed.
@@ -159,6 +260,13 @@ export interface webhooks {
          *     **Test deliveries.** The company can send you a test at any time: the same request, signed the
          *     same way, with the header `webhook-test: true` and a sample report that exists nowhere (id
          *     `00000000-0000-4000-8000-000000000000`). Answer it as any other; do not store its report.
+         *
+         *     **Sandbox publishes.** A sandbox publish (`POST /sandbox/reports/{reportId}/publish` with a test
+         *     key and `notifyIntegration: true`) sends this same webhook, for the sandbox report, to the
+         *     sandbox's own webhook address, signed with the sandbox's own secret (never with the live one),
+         *     under the same rules. It carries no `webhook-test` header: it is the request a live publish
+         *     sends, so a test of your receiver tests what production will get. A live publish never goes to
+         *     the sandbox's address, nor a sandbox publish to the live one.
          */
         post: operations["reportPublished"];
         delete?: never;
@@ -311,6 +419,45 @@ export interface components {
             /** @description ISO 8601 UTC with milliseconds. */
             updatedAt: string;
         };
+        /**
+         * Format: uri
+         * @description An absolute `https://` URL.
+         */
+        HttpsUrl: string;
+        /**
+         * @description What an inspector's publish says, for a sandbox report: whether the integration is notified,
+         *     and, optionally, the address of the published report (`publishedUrl`, an absolute `https://`
+         *     URL; when absent the service makes one, `https://sandbox.invalid/reports/<reportId>`).
+         */
+        SandboxPublishInput: {
+            /** @description `true` sends the `reportPublished` webhook to the sandbox's address, as an inspector who confirms that the integration should be notified; `false` publishes without notifying. */
+            notifyIntegration: boolean;
+            publishedUrl?: components["schemas"]["HttpsUrl"];
+        };
+        PublishResult: {
+            report: components["schemas"]["Report"];
+            webhook: {
+                /** @constant */
+                outcome: "sent";
+                /** @description The entry in the delivery log. */
+                deliveryId: string;
+                /**
+                 * Format: int32
+                 * @description The receiver's 2xx status.
+                 */
+                status: number;
+            } | {
+                /** @constant */
+                outcome: "not_sent";
+                /**
+                 * @description Why no webhook was due: `not_requested` (`notifyIntegration` was false),
+                 *     `created_in_application` (not an API report), `integration_revoked` (the integration
+                 *     that created the report was revoked), `no_webhook_address`.
+                 * @enum {string}
+                 */
+                reason: "not_requested" | "created_in_application" | "integration_revoked" | "no_webhook_address";
+            };
+        };
     };
     responses: {
         /** @description The `X-API-KEY` header is missing, or the key is unknown or revoked. */
@@ -320,6 +467,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -335,6 +483,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -353,6 +502,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -375,6 +525,7 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
@@ -400,9 +551,89 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request's key is a live key: sandbox operations answer only a test key (`irk_test_…`) of the
+         *     company, which the company's administrator issues. Nothing was read, changed or sent.
+         */
+        TestKeyRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "sandbox operations need a test key (irk_test_…): this request used a live key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No report with this id in the company's sandbox (the id is unknown or malformed, or it is a live report's or another company's). */
+        SandboxReportNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "report 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "request body is larger than 1 MiB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported media type: send Content-Type: application/json"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -487,6 +718,15 @@ export interface components {
          * @example "per-key";r=598;t=42
          */
         RateLimit: string;
+        /**
+         * @description Which world the answer came from: `live` when the request's key is a live key (`irk_…`), `test`
+         *     when it is a test key (`irk_test_…`), whose requests read and change only the company's sandbox.
+         *     Sent on every answer to a request whose key was accepted, as `RateLimit` is; absent on the 400
+         *     for a missing or invalid key and on refusals before the key is read (408, 417, 431). Log it: a
+         *     production deployment that logs `test` holds a test key.
+         * @example live
+         */
+        IntakeMode: "live" | "test";
     };
     pathItems: never;
 }
@@ -508,6 +748,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -558,6 +799,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -583,6 +825,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -597,6 +840,8 @@ export interface operations {
              *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
              *     Or a request with the same `Idempotency-Key` is still being answered (retry once it has been),
              *     or took the key over while this one waited. Nothing changed.
+             *     Or, with a test key, the sandbox holds 10,000 reports, its most, and this request would create
+             *     another: nothing changed.
              */
             409: {
                 headers: {
@@ -604,6 +849,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,6 +863,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -635,6 +882,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -657,6 +905,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -711,6 +960,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -777,6 +1027,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -814,6 +1065,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -828,6 +1080,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -839,6 +1092,271 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startSandboxReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sandbox report's `id`. An id that is unknown, malformed, of a live report or of another company's report gives 404.
+                 * @example 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b
+                 */
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with status `in_progress`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b",
+                     *       "address": "1 Test Lane, Springfield, IL 62701",
+                     *       "clientName": "Jordan Test",
+                     *       "clientEmail": "jordan.test@example.com",
+                     *       "clientPhone": "",
+                     *       "agentName": "",
+                     *       "agentEmail": "",
+                     *       "agentPhone": "",
+                     *       "inspectorName": "",
+                     *       "inspectorEmail": "",
+                     *       "inspectorNotes": "",
+                     *       "inspectionDate": "2026-03-14T00:00:00.000Z",
+                     *       "fromRestService": "Acme CRM",
+                     *       "restId": "crm-test-1",
+                     *       "publishedUrl": "",
+                     *       "status": "in_progress",
+                     *       "yearBuilt": "",
+                     *       "squareFeet": "",
+                     *       "invoiceItems": [],
+                     *       "createdAt": "2026-03-10T09:00:00.000Z",
+                     *       "updatedAt": "2026-03-10T09:00:05.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Missing or invalid API key; an unknown query parameter, or one whose percent-escapes are not UTF-8; or a body sent along that is not readable JSON (this operation takes no body: a JSON body is read, within the body budgets, and ignored). The message names what was wrong. Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
+            404: components["responses"]["SandboxReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The report is published and can no longer be started. Nothing changed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "report 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b is published"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishSandboxReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sandbox report's `id`. An id that is unknown, malformed, of a live report or of another company's report gives 404.
+                 * @example 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b
+                 */
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPublishInput"];
+            };
+        };
+        responses: {
+            /** @description The report is published; `webhook` says whether the integration was notified. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishResult"];
+                };
+            };
+            /** @description Missing or invalid API key, or the body is invalid (`notifyIntegration` is required and a boolean, `publishedUrl` when sent an absolute `https://` URL of at most 2000 characters, no other field; not valid JSON, nested more than 32 levels deep, not decodable as its `Content-Encoding` says or not well-formed Unicode included), or an unknown query parameter. The message names the field. Nothing changed and nothing was sent. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
+            404: components["responses"]["SandboxReportNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Another publish of this report is delivering its webhook now (nothing changed; publish again
+             *     once it has answered), or, rarely, this publish's claim expired during its delivery and
+             *     another publish took the report over (the delivery is in the log; that publish decides).
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description The webhook was due and its delivery to the sandbox's address failed; the report is unchanged.
+             *     The message names the cause, as an inspector publishing a live report would see it.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
+             *     unavailable; or the service has as many webhook deliveries in flight as it runs at once, in
+             *     all or for your company (nothing was sent; the message says which); or the database became
+             *     unavailable after the delivery, so its outcome is not recorded: the report stays claimed
+             *     until its claim expires (`Retry-After` says when), and the retry carries the same
+             *     `webhook-id`, so your receiver can drop the duplicate.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description Seconds to wait before publishing again.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    wipeSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox is empty. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key, or an unknown query parameter (this operation takes none) or one whose percent-escapes are not UTF-8. Nothing was deleted. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["TestKeyRequired"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             417: components["responses"]["ExpectationFailed"];

@@ -19,17 +19,22 @@ const USAGE = `Usage: npm run admin -- <command> [arguments]
 
   create-company <name>                          → {id, name}
   add-inspector <companyId> <name> <email>       → {id, name, email}
-  create-key <companyId>                         → {id, key, prefix, createdAt}  (the key is shown only now)
-  list-keys <companyId>
+  create-key <companyId> [--test]                → {id, key, mode, prefix, createdAt}  (the key is shown only now)
+  list-keys <companyId>                          (live and test keys: mode tells them apart)
   revoke-key <companyId> <keyId>
-  set-webhook <companyId> <https-url>            → {url, secret}  (a new secret every time, no overlap)
-  test-webhook <companyId>                       → {outcome, deliveryId, status}  (a signed sample report, webhook-test: true)
-  rotate-secret <companyId> [--overlap SECONDS]  → {secret, previousSecretExpiresAt}  (the old secret signs too until then; default 86400)
+  set-webhook <companyId> <https-url> [--test]   → {url, secret}  (a new secret every time, no overlap)
+  test-webhook <companyId> [--test]              → {outcome, deliveryId, status}  (a signed sample report, webhook-test: true)
+  rotate-secret <companyId> [--overlap SECONDS] [--test]
+                                                 → {secret, previousSecretExpiresAt}  (the old secret signs too until then; default 86400)
   integration <companyId>                        → {active, webhookUrl, secret, previousSecretExpiresAt, keys}
-  revoke-integration <companyId>                 (deletes every key and the webhook address)
+  revoke-integration <companyId>                 (deletes every key, live and test, and both webhook addresses)
   start <companyId> <reportId>
   publish <companyId> <reportId> <publishedUrl> [--no-notify]
   deliveries <companyId> [limit]                 (the webhook delivery log, newest first)
+
+The sandbox: create-key --test issues a test key (irk_test_…), which works only in the company's sandbox;
+--test on set-webhook, test-webhook and rotate-secret sets, tests and rotates the sandbox's own webhook
+address and secret (where a test key's sandbox publish sends the webhook) instead of the live ones.
 
 Environment: API_URL (default http://127.0.0.1:3000), APP_TOKEN (default: .data/credentials.json).`;
 
@@ -45,10 +50,14 @@ function appToken(): string {
 
 type Client = ReturnType<typeof createClient<paths>>;
 type Result = { data?: unknown; error?: unknown; response: Response };
-type Command = (client: Client, args: string[]) => Promise<Result>;
+/** A command's request; `test` is whether `--test` was given (the sandbox), for the commands that take it. */
+type Command = (client: Client, args: string[], test: boolean) => Promise<Result>;
 
 const company = (companyId: string) => ({ params: { path: { companyId } } });
 const report = (companyId: string, reportId: string) => ({ params: { path: { companyId, reportId } } });
+
+/** The commands that take `--test`: a test key, or the sandbox's webhook address and secret. */
+const TEST_COMMANDS: ReadonlySet<string> = new Set(['create-key', 'set-webhook', 'test-webhook', 'rotate-secret']);
 
 /** Each command: its arity (required arguments) and the one request it makes. */
 const COMMANDS: Record<string, [number, Command]> = {
@@ -58,7 +67,14 @@ const COMMANDS: Record<string, [number, Command]> = {
     (c, [id, name, email]) =>
       c.POST('/internal/companies/{companyId}/users', { ...company(id!), body: { name: name!, email: email! } }),
   ],
-  'create-key': [1, (c, [id]) => c.POST('/internal/companies/{companyId}/api-keys', company(id!))],
+  'create-key': [
+    1,
+    (c, [id], test) =>
+      // Without --test no body, as before test keys: a live key.
+      test
+        ? c.POST('/internal/companies/{companyId}/api-keys', { ...company(id!), body: { mode: 'test' } })
+        : c.POST('/internal/companies/{companyId}/api-keys', company(id!)),
+  ],
   'list-keys': [1, (c, [id]) => c.GET('/internal/companies/{companyId}/api-keys', company(id!))],
   'revoke-key': [
     2,
@@ -69,20 +85,35 @@ const COMMANDS: Record<string, [number, Command]> = {
   ],
   'set-webhook': [
     2,
-    (c, [id, url]) => c.PUT('/internal/companies/{companyId}/webhook', { ...company(id!), body: { url: url! } }),
+    (c, [id, url], test) => {
+      const request = { ...company(id!), body: { url: url! } };
+      return test
+        ? c.PUT('/internal/companies/{companyId}/sandbox/webhook', request)
+        : c.PUT('/internal/companies/{companyId}/webhook', request);
+    },
   ],
-  'test-webhook': [1, (c, [id]) => c.POST('/internal/companies/{companyId}/webhook/test', company(id!))],
+  'test-webhook': [
+    1,
+    (c, [id], test) =>
+      test
+        ? c.POST('/internal/companies/{companyId}/sandbox/webhook/test', company(id!))
+        : c.POST('/internal/companies/{companyId}/webhook/test', company(id!)),
+  ],
   'rotate-secret': [
     1,
-    (c, [id, flag, seconds]) => {
-      if (flag === undefined) return c.POST('/internal/companies/{companyId}/webhook/secret', company(id!));
-      if (flag !== '--overlap' || seconds === undefined) throw new UsageError('rotate-secret takes --overlap SECONDS');
-      // The service checks the range (0-604800) and answers 400 naming the field.
-      if (!/^\d+$/.test(seconds)) throw new UsageError(`--overlap needs a whole number of seconds, got "${seconds}"`);
-      return c.POST('/internal/companies/{companyId}/webhook/secret', {
-        ...company(id!),
-        body: { overlapSeconds: Number(seconds) },
-      });
+    (c, [id, flag, seconds], test) => {
+      let request: ReturnType<typeof company> & { body?: { overlapSeconds: number } } = company(id!);
+      if (flag !== undefined) {
+        if (flag !== '--overlap' || seconds === undefined) {
+          throw new UsageError('rotate-secret takes --overlap SECONDS');
+        }
+        // The service checks the range (0-604800) and answers 400 naming the field.
+        if (!/^\d+$/.test(seconds)) throw new UsageError(`--overlap needs a whole number of seconds, got "${seconds}"`);
+        request = { ...request, body: { overlapSeconds: Number(seconds) } };
+      }
+      return test
+        ? c.POST('/internal/companies/{companyId}/sandbox/webhook/secret', request)
+        : c.POST('/internal/companies/{companyId}/webhook/secret', request);
     },
   ],
   integration: [1, (c, [id]) => c.GET('/internal/companies/{companyId}/integration', company(id!))],
@@ -111,7 +142,7 @@ const COMMANDS: Record<string, [number, Command]> = {
 };
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...args] = argv;
+  const [name, ...given] = argv;
   if (name === undefined || name === 'help' || name === '--help') {
     console.log(USAGE);
     return 0;
@@ -119,13 +150,17 @@ async function main(argv: string[]): Promise<number> {
   const command = COMMANDS[name];
   if (!command) throw new UsageError(`unknown command "${name}"`);
   const [arity, run] = command;
+  // --test may come anywhere after the command's name; it is not one of its arguments.
+  const args = given.filter((arg) => arg !== '--test');
+  const test = args.length < given.length;
+  if (test && !TEST_COMMANDS.has(name)) throw new UsageError(`${name} takes no --test`);
   if (args.length < arity) throw new UsageError(`${name} needs ${arity} argument(s)`);
 
   const client = createClient<paths>({
     baseUrl: process.env.API_URL || 'http://127.0.0.1:3000',
     headers: { Authorization: `Bearer ${appToken()}` },
   });
-  const { data, error, response } = await run(client, args);
+  const { data, error, response } = await run(client, args, test);
   if (!response.ok) {
     const message = (error as { error?: string } | undefined)?.error ?? response.statusText;
     console.error(`Error ${response.status}: ${message}`);
