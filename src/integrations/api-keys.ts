@@ -17,7 +17,10 @@ export const hashKey = (key: string): Buffer => createHash('sha256').update(key,
 
 /** 32 random bytes (256 bits), base64url, behind the prefix. */
 export function newKey(mode: KeyMode = 'live'): { key: string; prefix: string; hash: Buffer } {
-  const key = `${PREFIXES[mode]}${randomBytes(32).toString('base64url')}`;
+  let key: string;
+  // A live key never looks like a test key (a random part that starts with "test_", once in 2^30).
+  do key = `${PREFIXES[mode]}${randomBytes(32).toString('base64url')}`;
+  while (mode === 'live' && key.startsWith(PREFIXES.test));
   return { key, prefix: key.slice(0, PREFIXES[mode].length + 8), hash: hashKey(key) };
 }
 

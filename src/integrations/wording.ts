@@ -7,6 +7,7 @@ const HTTPS_URL = 'must be an absolute https:// URL';
 export const INTEGRATION_FIELD_WORDING: FieldWording = {
   url: { format: HTTPS_URL, pattern: HTTPS_URL },
   publishedUrl: { format: HTTPS_URL, pattern: HTTPS_URL },
+  mode: { enum: 'must be live or test' },
 };
 
 export const keyNotFound = (id: string) => `API key ${quoted(id)} not found`;

@@ -205,7 +205,7 @@ describe('the sandbox publish and its webhook', () => {
 
   it("test-delivers and rotates the sandbox's secret apart from the live one", async () => {
     const company = await sandboxWithWebhook();
-    const tested = await api()
+    const tested = await api(suite.allowed.app)
       .post(`/internal/companies/${company.companyId}/sandbox/webhook/test`)
       .set(auth)
       .expect(200);

@@ -29,7 +29,7 @@ interface Operation {
 }
 
 /** Headers whose presence the contract governs: when the service sends one, the response must declare it. */
-const GOVERNED_HEADERS = ['cache-control', 'retry-after', 'ratelimit', 'ratelimit-policy'];
+const GOVERNED_HEADERS = ['cache-control', 'retry-after', 'ratelimit', 'ratelimit-policy', 'intake-mode'];
 
 export interface CheckedResponse {
   status: number;
