@@ -158,11 +158,17 @@ describe('request body budgets', () => {
 
     it('reads and ignores a JSON body sent to a POST without one, refusing what breaks the body budgets as declared', async () => {
       const company = await api().post('/internal/companies').set('Authorization', appAuth).send({ name: 'Acme' });
-      const keys = `/internal/companies/${company.body.id}/api-keys`;
-      await api().post(keys).set('Authorization', appAuth).send({ ignored: true }).expect(201);
-      const tooLarge = await api().post(keys).set('Authorization', appAuth).type('json').send(oversized).expect(413);
+      // Starting a report takes no body (creating an API key now takes an optional one: its mode).
+      const report = await api()
+        .post(`/internal/companies/${company.body.id}/reports`)
+        .set('Authorization', appAuth)
+        .send(reportInput())
+        .expect(201);
+      const start = `/internal/companies/${company.body.id}/reports/${report.body.id}/start`;
+      await api().post(start).set('Authorization', appAuth).send({ ignored: true }).expect(200);
+      const tooLarge = await api().post(start).set('Authorization', appAuth).type('json').send(oversized).expect(413);
       expect(tooLarge.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
-      const broken = await api().post(keys).set('Authorization', appAuth).type('json').send('{not json').expect(400);
+      const broken = await api().post(start).set('Authorization', appAuth).type('json').send('{not json').expect(400);
       expect(broken.body).to.deep.equal({ error: 'the body is not valid JSON' });
     });
   });

@@ -196,8 +196,8 @@ describe('application API: API keys', () => {
     const second = await generateKey(companyId);
     const before = await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200);
     expect(before.body).to.deep.equal([
-      { id: second.id, prefix: second.prefix, createdAt: second.createdAt, lastUsedAt: null },
-      { id: first.id, prefix: first.prefix, createdAt: first.createdAt, lastUsedAt: null },
+      { id: second.id, prefix: second.prefix, createdAt: second.createdAt, lastUsedAt: null, mode: 'live' },
+      { id: first.id, prefix: first.prefix, createdAt: first.createdAt, lastUsedAt: null, mode: 'live' },
     ]);
     await api().get('/auth').set('X-API-KEY', first.key).expect(200);
     const after = await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200);
@@ -317,7 +317,7 @@ describe('application API: webhook address and integration', () => {
       webhookUrl: null,
       secret: null,
       previousSecretExpiresAt: null,
-      keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null }],
+      keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null, mode: 'live' }],
     });
   });
 
