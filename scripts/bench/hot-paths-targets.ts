@@ -5,11 +5,10 @@
  * driven. Also what the cases need from the running service: ids to read and a next-page link.
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { freePort } from '../../src/platform/ports-and-pids.js';
 import { buildProduction } from '../production-build.js';
 import { CPU_PROF_DIR, HEAP_CAP_ARGS, WORKERS, type OnDemandTarget, type Target } from './hot-paths-settings.js';
-import { memory, startChild, waitUntilUp } from './lifecycle.js';
+import { memory, serviceEnv, startChild, waitUntilUp } from './lifecycle.js';
 
 /** What the cases read, taken from the running service. */
 export interface Reference {
@@ -34,21 +33,6 @@ export interface Targets {
 }
 
 type Headers = Record<string, string>;
-
-/** The service's environment in the bench, listening on port. */
-function serviceEnv(databaseUrl: string, port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    DATABASE_URL: databaseUrl,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    // One key drives each case at thousands of requests a second: a budget it never reaches, so the
-    // limiter's cost is measured without its refusals.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    ...extra,
-  };
-}
 
 /** The service, up (and its RSS then, idle), with a V8 CPU profile on exit when BENCH_CPU_PROF is set. */
 async function startService(databaseUrl: string, productionArgs: string[], smallHeaders: Headers) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * What the benchmarks share: a fresh embedded PostgreSQL in a temporary directory, child processes
  * started from the project root, their clean-up (by pid) on exit, error and Ctrl-C, RSS from /proc,
@@ -123,4 +124,19 @@ export function runBench(main: () => Promise<void>): void {
       await cleanUp();
       process.exit(1);
     });
+}
+
+/** The service's environment in the bench, listening on port. */
+export function serviceEnv(databaseUrl: string, port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: databaseUrl,
+    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    // One key drives each case at thousands of requests a second: a budget it never reaches, so the
+    // limiter's cost is measured without its refusals.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...extra,
+  };
 }

@@ -26,6 +26,7 @@ import {
   onCleanUp,
   ROOT,
   runBench,
+  serviceEnv,
   startBenchDatabase,
   startChild,
   waitUntilUp,
@@ -85,14 +86,7 @@ const migrateScript = (url: string) =>
 async function startSide(name: string, treeRoot: string, databaseUrl: string, seeded: Omit<Side, 'name' | 'url'>) {
   const port = await freePort();
   const args = buildArgs(treeRoot);
-  startChild(name, args, {
-    DATABASE_URL: databaseUrl,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-  });
+  startChild(name, args, serviceEnv(databaseUrl, port));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${url}/auth`, { 'x-api-key': seeded.company.key });
   return { company: seeded.company, ids: seeded.ids, name, url };

@@ -1,7 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createApp } from '../../src/app.js';
+import { createNotifier } from '../../src/integrations/notifier.js';
+import { listen } from '../../src/platform/http/listen.js';
+import { APP_TOKEN, appDeps, pool } from './harness.js';
+
+const run = promisify(execFile);
 
 /** `npm run webhook-receiver` as a process of the walk-through tests. */
 
@@ -56,4 +66,45 @@ export async function stop({ child }: { child: ChildProcess }): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.kill(child.pid!, 'SIGTERM');
   await exited;
+}
+
+/** What the walk-throughs read of `npm run admin`'s JSON answers. */
+export interface AdminAnswer {
+  key: string;
+  secret: string;
+  previousSecretExpiresAt: string;
+  [field: string]: unknown;
+}
+
+/** A walk-through's stage: the receiver, a service on the test database that trusts it, and `npm run admin` against that service. */
+export interface Stage {
+  receiver: Receiver;
+  service: Server;
+  baseUrl: string;
+  /** `npm run admin -- …args`: its JSON answer. */
+  admin(...args: string[]): Promise<AdminAnswer>;
+}
+
+/**
+ * Starts the receiver (its first start writes the certificate the service then trusts, as
+ * NODE_EXTRA_CA_CERTS does in the README) and a service allowed to reach it on 127.0.0.1.
+ */
+export async function startStage(): Promise<Stage> {
+  const receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
+  const ca = await readFile(path.join(ROOT, '.data/webhook-receiver/cert.pem'), 'utf8');
+  const notifier = createNotifier({
+    allowedCidrs: ['127.0.0.1/32'],
+    timeoutMs: 10_000,
+    ca: [ca],
+    maxInFlight: 32,
+    maxInFlightPerCompany: 4,
+  });
+  const service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  const env = { ...process.env, API_URL: baseUrl, APP_TOKEN };
+  const admin = async (...args: string[]) =>
+    JSON.parse(
+      (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env })).stdout,
+    ) as AdminAnswer;
+  return { receiver, service, baseUrl, admin };
 }

@@ -1,15 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createApp } from '../../src/app.js';
-import { listen } from '../../src/platform/http/listen.js';
-import { createNotifier } from '../../src/integrations/notifier.js';
-import { APP_TOKEN, appDeps, newCompany, pool } from '../support/harness.js';
-import { ROOT, startReceiver, stop, type Receiver } from '../support/receiver-process.js';
+import { APP_TOKEN, newCompany } from '../support/harness.js';
+import { ROOT, startReceiver, startStage, stop, type Receiver } from '../support/receiver-process.js';
 
 const run = promisify(execFile);
 
@@ -25,26 +19,10 @@ describe('the README walk-through: rotating a secret with npm run admin and npm 
 
   it('rotates with no failed verification, the receiver naming the secret that verified', async () => {
     // A first start writes the receiver's certificate, which the service then trusts (NODE_EXTRA_CA_CERTS in the README).
-    receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
+    const stage = await startStage();
+    ({ receiver, service } = stage);
+    const { admin } = stage;
     const port = receiver.port;
-    const ca = await readFile(path.join(ROOT, '.data/webhook-receiver/cert.pem'), 'utf8');
-    const notifier = createNotifier({
-      allowedCidrs: ['127.0.0.1/32'],
-      timeoutMs: 10_000,
-      ca: [ca],
-      maxInFlight: 32,
-      maxInFlightPerCompany: 4,
-    });
-    service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
-    const env = {
-      ...process.env,
-      API_URL: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
-      APP_TOKEN,
-    };
-    const admin = async (...args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env })).stdout,
-      );
 
     const { companyId } = await newCompany();
     const { secret: old } = await admin('set-webhook', companyId, `https://127.0.0.1:${port}/webhook`);

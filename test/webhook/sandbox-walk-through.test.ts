@@ -1,17 +1,7 @@
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createApp } from '../../src/app.js';
-import { createNotifier } from '../../src/integrations/notifier.js';
-import { listen } from '../../src/platform/http/listen.js';
-import { api, APP_TOKEN, appDeps, newCompany, pool, reportInput } from '../support/harness.js';
-import { ROOT, startReceiver, stop, type Receiver } from '../support/receiver-process.js';
-
-const run = promisify(execFile);
+import { api, newCompany, reportInput } from '../support/harness.js';
+import { startReceiver, startStage, stop, type Receiver } from '../support/receiver-process.js';
 
 describe('the README walk-through: the sandbox, from a test key to a verified webhook', function () {
   this.timeout(120_000);
@@ -24,23 +14,11 @@ describe('the README walk-through: the sandbox, from a test key to a verified we
   });
 
   it('issues a test key, publishes a sandbox report to its own receiver, verified, and wipes the sandbox', async () => {
-    receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
+    const stage = await startStage();
+    ({ receiver, service } = stage);
+    const { admin } = stage;
     const port = receiver.port;
-    const ca = await readFile(path.join(ROOT, '.data/webhook-receiver/cert.pem'), 'utf8');
-    const notifier = createNotifier({
-      allowedCidrs: ['127.0.0.1/32'],
-      timeoutMs: 10_000,
-      ca: [ca],
-      maxInFlight: 32,
-      maxInFlightPerCompany: 4,
-    });
-    service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
-    const base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    const env = { ...process.env, API_URL: base, APP_TOKEN };
-    const admin = async (...args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env })).stdout,
-      );
+    const base = stage.baseUrl;
 
     const { companyId } = await newCompany();
     const { key } = await admin('create-key', companyId, '--test');
