@@ -16,6 +16,7 @@ const unit = config('test/mocharc.unit.json');
 const main = config('test/mocharc.main.json');
 const slow = config('test/mocharc.slow.json');
 const pgbouncer = config('test/pgbouncer/mocharc.json');
+const bench = config('test/bench/mocharc.json');
 
 const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
   .filter((name) => name.endsWith('.test.ts'))
@@ -23,16 +24,17 @@ const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as 
   .sort();
 
 /**
- * npm test runs test/mocharc.main.json (every test file but the slow ones and PgBouncer's), npm run test:slow
- * the slow ones, npm run test:pgbouncer PgBouncer's; npm run test:unit those that need no PostgreSQL. These
- * lists are kept by hand: a test file left out of every run, or a unit test that reaches for the database,
- * fails here.
+ * npm test runs test/mocharc.main.json (every test file but the slow ones, the benchmark's and PgBouncer's),
+ * npm run test:slow the slow ones, test:bench and test:pgbouncer their folders (.ci/run calls all four); npm
+ * run test:unit those that need no PostgreSQL (npm test runs them too). The lists are kept by hand: a test
+ * file left out of every run, or a unit test that reaches for the database, fails here.
  */
 describe('test suites (the mocha configurations)', () => {
-  it('leaves out of npm test only the slow files, which npm run test:slow runs, and PgBouncer’s', () => {
+  it('leaves out of npm test only the slow files, which npm run test:slow runs, and the folders run apart', () => {
     expect(main.spec).to.deep.equal(['test/**/*.test.ts']);
     expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
-    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', ...slow.spec!]);
+    expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
+    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', ...slow.spec!]);
   });
 
   it('names in the slow and unit lists only test files that exist, none outside npm test but the slow ones', () => {
@@ -42,14 +44,16 @@ describe('test suites (the mocha configurations)', () => {
     expect(new Set(unit.spec).size).to.equal(unit.spec!.length);
   });
 
-  it('runs the unit tests without the harness (no PostgreSQL), on files that import neither it nor src/db', () => {
-    expect(unit.require ?? []).to.deep.equal([]);
+  it('runs the unit tests without the harness (no PostgreSQL), on files that import no test support nor pg', () => {
+    expect(unit.require).to.deep.equal(['test/support/no-database.ts']);
     for (const file of unit.spec!) {
       const imports = [
         ...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '([^']+)'|import\('([^']+)'\)/g),
       ].map((match) => match[1] ?? match[2]);
       for (const imported of imports) {
-        expect(imported, `${file} imports ${imported}`).not.to.match(/\/support\/|\/db\//);
+        expect(imported, `${file} imports ${imported}`).not.to.match(
+          /\/support\/|^pg$|\/db\/(pool|embedded|migrate)\b/,
+        );
       }
     }
   });
