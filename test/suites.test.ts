@@ -35,9 +35,13 @@ describe('test suites (the mocha configurations)', () => {
     expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
     expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
     expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', ...slow.spec!]);
+    const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n');
+    for (const run of ['npm test', 'npm run test:slow', 'npm run test:bench', 'npm run test:pgbouncer']) {
+      expect(ci, `.ci/run: ${run}`).to.include(run);
+    }
   });
 
-  it('names in the slow and unit lists only test files that exist, none outside npm test but the slow ones', () => {
+  it('names in the slow and unit lists only existing test files, each once, and no unit test among the slow ones', () => {
     for (const file of [...slow.spec!, ...unit.spec!]) expect(testFiles, file).to.include(file);
     for (const file of unit.spec!) expect(slow.spec, `${file} is a unit test: npm test runs it`).not.to.include(file);
     expect(new Set(slow.spec).size).to.equal(slow.spec!.length);
