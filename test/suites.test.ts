@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+interface MochaConfig {
+  spec?: string[];
+  ignore?: string[];
+  require?: string[];
+}
+
+const config = (file: string): MochaConfig => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as MochaConfig;
+const unit = config('test/mocharc.unit.json');
+const main = config('test/mocharc.main.json');
+const slow = config('test/mocharc.slow.json');
+const pgbouncer = config('test/pgbouncer/mocharc.json');
+const bench = config('test/bench/mocharc.json');
+
+const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
+  .filter((name) => name.endsWith('.test.ts'))
+  .map((name) => path.posix.join('test', name.split(path.sep).join('/')))
+  .sort();
+
+/**
+ * npm test runs test/mocharc.main.json (every test file but the slow ones, the benchmark's and PgBouncer's),
+ * npm run test:slow the slow ones, test:bench and test:pgbouncer their folders (.ci/run calls all four); npm
+ * run test:unit those that need no PostgreSQL (npm test runs them too). The lists are kept by hand: a test
+ * file left out of every run, or a unit test that reaches for the database, fails here.
+ */
+describe('test suites (the mocha configurations)', () => {
+  it('leaves out of npm test only the slow files, which npm run test:slow runs, and the folders run apart', () => {
+    expect(main.spec).to.deep.equal(['test/**/*.test.ts']);
+    expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
+    expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
+    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', ...slow.spec!]);
+    const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n');
+    for (const run of ['npm test', 'npm run test:slow', 'npm run test:bench', 'npm run test:pgbouncer']) {
+      expect(ci, `.ci/run: ${run}`).to.include(run);
+    }
+  });
+
+  it('names in the slow and unit lists only existing test files, each once, and no unit test among the slow ones', () => {
+    for (const file of [...slow.spec!, ...unit.spec!]) expect(testFiles, file).to.include(file);
+    for (const file of unit.spec!) expect(slow.spec, `${file} is a unit test: npm test runs it`).not.to.include(file);
+    expect(new Set(slow.spec).size).to.equal(slow.spec!.length);
+    expect(new Set(unit.spec).size).to.equal(unit.spec!.length);
+  });
+
+  it('runs the unit tests without the harness (no PostgreSQL), on files that import no test support nor pg', () => {
+    expect(unit.require).to.deep.equal(['test/support/no-database.ts']);
+    for (const file of unit.spec!) {
+      const imports = [
+        ...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '([^']+)'|import\('([^']+)'\)/g),
+      ].map((match) => match[1] ?? match[2]);
+      for (const imported of imports) {
+        expect(imported, `${file} imports ${imported}`).not.to.match(
+          /\/support\/|^pg$|\/db\/(pool|embedded|migrate)\b/,
+        );
+      }
+    }
+  });
+});
