@@ -26,24 +26,92 @@ const INPUT_TYPES: Record<string, string> = Object.assign(
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
   })),
 );
-/** The SET of an update: each replaceable column takes the new value only when its field says so. */
-const UPDATED = FIELDS.flatMap(([, write, field, flag]) =>
-  write.replaces === 'never'
-    ? []
-    : Object.keys(field.columns).map((c) => [c, `CASE WHEN i.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`]),
+/** The fields an update may replace, each with its flag and columns. */
+const REPLACEABLE = FIELDS.flatMap(([, write, field, flag]) =>
+  write.replaces === 'never' ? [] : [{ flag, columns: Object.keys(field.columns) }],
 );
+/** The columns only the write that creates a report writes: the caller's keys and the restId. */
+const CREATE_ONLY = Object.keys(INSERTED).filter((c) => !REPLACEABLE.some((f) => f.columns.includes(c)));
+/** The writes of one report in a batch: one company's restId, or a write without one alone. */
+const REPORT = (a: string) => `${a}.company_id, ${a}.rest_id, ${a}.alone`;
+
+/**
+ * `applied`: the writes that are written (their key still exists, all their inspectors are users),
+ * each with every column's value as it would write it alone, its replace flags, and whether it is the
+ * first of its report's writes in the batch (`creates`: it makes the report when there is none).
+ */
+function appliedCte(): string {
+  return `applied AS (
+    SELECT i.ord, i.new_id, CASE WHEN i.rest_id IS NULL THEN i.ord END AS alone,
+           ${Object.entries(INSERTED)
+             .map(([c, sql]) => `${sql} AS ${c}`)
+             .join(', ')},
+           ${REPLACEABLE.map((f) => `i.${f.flag}`).join(', ')},
+           i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END) AS creates
+      FROM i
+     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
+       AND i.ord IN (SELECT ord FROM keyed)
+  )`;
+}
+
+/**
+ * `folded`: the writes of each report folded into one, as applying them one by one in order would
+ * leave it (ON CONFLICT cannot touch a row twice). On the row of the write that creates: each column
+ * as the last write that replaces it wrote it (the creating write replaces every column, were the
+ * report new), and each replace flag set when any of the report's writes replaces the field.
+ */
+function foldedCte(): string {
+  const fold = REPLACEABLE.flatMap(({ flag, columns }) => [
+    ...columns.map(
+      (c) =>
+        `first_value(a.${c}) OVER (PARTITION BY ${REPORT('a')}, a.${flag} OR a.creates ORDER BY a.ord DESC) AS ${c}`,
+    ),
+    `bool_or(a.${flag}) OVER (PARTITION BY ${REPORT('a')}) AS ${flag}`,
+  ]);
+  return `folded AS (
+    SELECT a.ord, a.new_id, a.creates, ${CREATE_ONLY.map((c) => `a.${c}`).join(', ')},
+           ${fold.join(',\n           ')}
+      FROM applied a
+  )`;
+}
+
+/**
+ * `r`: each report's folded write, creating it or merged into it (each column replaced only when a
+ * write replaces its field), unless it is published or being published.
+ */
+function writtenCte(): string {
+  const columns = Object.keys(INSERTED);
+  const updated = REPLACEABLE.flatMap(({ flag, columns }) =>
+    columns.map((c) => [c, `CASE WHEN f.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`] as const),
+  );
+  return `r AS (
+    INSERT INTO reports (id, ${columns.join(', ')})
+    SELECT f.new_id, ${columns.map((c) => `f.${c}`).join(', ')}
+      FROM folded f
+     WHERE f.creates
+     ORDER BY f.company_id, f.rest_id
+    ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
+       SET (${updated.map(([c]) => c).join(', ')}, updated_at) =
+           (SELECT ${updated.map(([, sql]) => sql).join(',\n                   ')},
+                   clock_timestamp()
+              FROM folded f WHERE f.new_id = EXCLUDED.id)
+     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
+    RETURNING id, company_id, rest_id, (xmax = 0) AS created
+  )`;
+}
 
 /**
  * Creates and updates of any number of reports in one statement, the same text for every batch
  * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
- * whole, each write decided on its own: match its inspectors; write its report only if all of them
- * are users (and, on a restId conflict, only if it is neither published nor being published),
- * replacing each column whose field's replace flag is set, and only while the API key that sent it
- * exists (`k`, locked until the commit: a revocation waits for it, or was committed before and the
- * write writes nothing). The input is one JSON array of rows
- * (`i`, in order `ord`); the answer is one row per input row. Writes take their rows' locks in the
- * order of (company, restId), so two batches never wait on each other in a cycle. A batch never holds
- * two writes of one restId (ON CONFLICT cannot touch a row twice): ReportWriter keeps them apart.
+ * whole, each write decided on its own: match its inspectors; write it only if all of them are users,
+ * and only while the API key that sent it exists (`k`, locked until the commit: a revocation waits
+ * for it, or was committed before and the write writes nothing). The writes of one restId (in a
+ * batch, in the order they came: ReportWriter sends them so) are folded into one write of the report
+ * (`folded`), that creates it or, on a restId conflict, merges into it only if it is neither
+ * published nor being published. The input is one JSON array of rows (`i`, in order `ord`); the
+ * answer is one row per input row: the report of each write written (`created` for the write that
+ * created it), whether its key was found, its inspectors that are not users. Writes take their rows'
+ * locks in the order of (company, restId), so two batches never wait on each other in a cycle.
  */
 export const UPSERT = `
   WITH i AS MATERIALIZED (
@@ -72,26 +140,13 @@ export const UPSERT = `
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
       JOIN users u ON u.company_id = i.company_id AND lower(u.email) = lower(w.email)
-  ), r AS (
-    INSERT INTO reports (id, ${Object.keys(INSERTED).join(', ')})
-    SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
-      FROM i
-     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
-       AND i.ord IN (SELECT ord FROM keyed)
-     ORDER BY i.company_id, i.rest_id
-    ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
-       SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
-           (SELECT ${UPDATED.map(([, sql]) => sql).join(',\n                   ')},
-                   clock_timestamp()
-              FROM i WHERE i.new_id = EXCLUDED.id)
-     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
-    RETURNING id, company_id, rest_id, (xmax = 0) AS created
-  )
-  SELECT r.id, r.created, i.ord IN (SELECT ord FROM keyed) AS authorized,
+  ), ${appliedCte()}, ${foldedCte()}, ${writtenCte()}
+  SELECT r.id, r.created AND r.id = i.new_id AS created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
-    FROM i LEFT JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+    FROM i LEFT JOIN r ON i.ord IN (SELECT ord FROM applied)
+                      AND (r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
    ORDER BY i.ord`;
 
 /** A write's input row (all but its `ord`); throws 400 for a field the statement must not see (bad invoice items). */
