@@ -59,6 +59,8 @@ function appliedCte(): string {
  * leave it (ON CONFLICT cannot touch a row twice). On the row of the write that creates: each column
  * as the last write that replaces it wrote it (the creating write replaces every column, were the
  * report new), and each replace flag set when any of the report's writes replaces the field.
+ * Every write's input is cast in `i`; the table's checks and triggers see the folded row, and its
+ * checks hold for any one write's values (a field's columns all come from one write).
  */
 function foldedCte(): string {
   const fold = REPLACEABLE.flatMap(({ flag, columns }) => [
