@@ -38,16 +38,20 @@ const REPORT = (a: string) => `${a}.company_id, ${a}.rest_id, ${a}.alone`;
 /**
  * `applied`: the writes that are written (their key still exists, all their inspectors are users),
  * each with every column's value as it would write it alone, its replace flags, and whether it is the
- * first of its report's writes in the batch (`creates`: it makes the report when there is none).
+ * first of its report's writes in the batch (`creates`: it makes the report when there is none; every
+ * write, when no two of the batch write one report).
  */
-function appliedCte(): string {
+function appliedCte(fold: boolean): string {
+  const creates = fold
+    ? 'i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END)'
+    : 'true';
   return `applied AS (
     SELECT i.ord, i.new_id, CASE WHEN i.rest_id IS NULL THEN i.ord END AS alone,
            ${Object.entries(INSERTED)
              .map(([c, sql]) => `${sql} AS ${c}`)
              .join(', ')},
            ${REPLACEABLE.map((f) => `i.${f.flag}`).join(', ')},
-           i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END) AS creates
+           ${creates} AS creates
       FROM i
      WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
        AND i.ord IN (SELECT ord FROM keyed)
@@ -60,10 +64,12 @@ function appliedCte(): string {
  * as the last write that replaces it wrote it (the creating write replaces every column, were the
  * report new), and each replace flag set when any of the report's writes replaces the field.
  * Every write's input is cast in `i`; the table's checks and triggers see the folded row, and its
- * checks hold for any one write's values (a field's columns all come from one write).
+ * checks hold for any one write's values (a field's columns all come from one write). When no two
+ * writes of the batch write one report, each is its own fold: `applied` as it is.
  */
-function foldedCte(): string {
-  const fold = REPLACEABLE.flatMap(({ flag, columns }) => [
+function foldedCte(fold: boolean): string {
+  if (!fold) return 'folded AS (SELECT * FROM applied)';
+  const folds = REPLACEABLE.flatMap(({ flag, columns }) => [
     ...columns.map(
       (c) =>
         `first_value(a.${c}) OVER (PARTITION BY ${REPORT('a')}, a.${flag} OR a.creates ORDER BY a.ord DESC) AS ${c}`,
@@ -72,7 +78,7 @@ function foldedCte(): string {
   ]);
   return `folded AS (
     SELECT a.ord, a.new_id, a.creates, ${CREATE_ONLY.map((c) => `a.${c}`).join(', ')},
-           ${fold.join(',\n           ')}
+           ${folds.join(',\n           ')}
       FROM applied a
   )`;
 }
@@ -115,7 +121,8 @@ function writtenCte(): string {
  * created it), whether its key was found, its inspectors that are not users. Writes take their rows'
  * locks in the order of (company, restId), so two batches never wait on each other in a cycle.
  */
-export const UPSERT = `
+function upsertSql(fold: boolean): string {
+  return `
   WITH i AS MATERIALIZED (
     SELECT i.*, gen_random_uuid() AS new_id
       FROM jsonb_to_recordset($1::jsonb) AS i(${Object.entries(INPUT_TYPES)
@@ -142,7 +149,7 @@ export const UPSERT = `
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
       JOIN users u ON u.company_id = i.company_id AND lower(u.email) = lower(w.email)
-  ), ${appliedCte()}, ${foldedCte()}, ${writtenCte()}
+  ), ${appliedCte(fold)}, ${foldedCte(fold)}, ${writtenCte()}
   SELECT r.id, r.created AND r.id = i.new_id AS created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
@@ -150,6 +157,13 @@ export const UPSERT = `
     FROM i LEFT JOIN r ON i.ord IN (SELECT ord FROM applied)
                       AND (r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
    ORDER BY i.ord`;
+}
+
+/**
+ * The statement, in two texts: `folding` for any batch, `distinct` (the same without folding, which
+ * costs PostgreSQL a window sort per field) for a batch in which no two writes have one restId.
+ */
+export const UPSERT = { folding: upsertSql(true), distinct: upsertSql(false) };
 
 /** A write's input row (all but its `ord`); throws 400 for a field the statement must not see (bad invoice items). */
 export function inputRow(origin: Origin, input: ReportInput): Record<string, unknown> {

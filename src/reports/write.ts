@@ -37,14 +37,16 @@ function toWrite(origin: Origin, input: ReportInput): Write {
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
+  const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
+  const fold = new Set(restIds).size < restIds.length;
   const { rows } = await db.query<{
     id: string | null;
     created: boolean | null;
     authorized: boolean;
     unknown: string[];
   }>({
-    name: 'report-upsert',
-    text: UPSERT,
+    name: fold ? 'report-upsert' : 'report-upsert-distinct',
+    text: fold ? UPSERT.folding : UPSERT.distinct,
     values: [input],
   });
   const refusals = new Map<string, Promise<HttpError>>();

@@ -12,7 +12,7 @@ export function gatedDatabase(db: Queryable) {
   const gated: Queryable = {
     query: (async (...args: unknown[]) => {
       const config = args[0] as { name?: string; values?: string[] };
-      if (config?.name === 'report-upsert') {
+      if (config?.name?.startsWith('report-upsert')) {
         sizes.push((JSON.parse(config.values![0]!) as unknown[]).length);
         await opened;
       }
