@@ -21,7 +21,7 @@ import { gatedDatabase } from '../support/gated-writes.js';
 import { until } from '../support/wait.js';
 
 /**
- * Writes of one report waiting together (store/report-writes.ts, write-statement.ts's `folded`): they
+ * Writes of one report waiting together (reports/write.ts, write-statement.ts's `folded`): they
  * leave in one statement, applied in the order they came, each answered as it would be alone.
  */
 describe('report writes: one report written many times in one batch', () => {
