@@ -20,8 +20,9 @@ export interface CaseInputs {
 /** Numbers the ids read and the restIds written, across every case and target. */
 let counter = 0;
 
-function reportBody(restId: string, inspectorEmail: string): string {
-  return JSON.stringify(benchReport(restId, inspectorEmail));
+function reportBody(restId: string, inspectorEmail: string, notes?: string): string {
+  const report = benchReport(restId, inspectorEmail);
+  return JSON.stringify(notes === undefined ? report : { ...report, notes });
 }
 
 function readCases({ smallHeaders, largeHeaders, reference: { ids, nextPath } }: CaseInputs): Case[] {
@@ -84,6 +85,27 @@ function writeCases({ largeHeaders, large }: CaseInputs): Case[] {
             ...req,
             path: '/reports/new',
             body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, large.inspectorEmail),
+          }),
+        },
+      ],
+    },
+    {
+      // A partner's sync sending every edit of one inspection as it happens, from parallel workers:
+      // every connection updates the same report (created by the first write), each edit its own.
+      name: 'POST /reports/new (one-report burst)',
+      compared: true,
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({
+            ...req,
+            path: '/reports/new',
+            body: reportBody(
+              `bench-burst-${process.pid}`,
+              large.inspectorEmail,
+              `Edit ${++counter} of the inspection.`,
+            ),
           }),
         },
       ],

@@ -7,7 +7,7 @@
  * one with 1,000,000 (set-based SQL) and copies them into the straightforward implementation's schema,
  * builds the service (`npm run build`) and starts it as in production, starts the straightforward
  * implementation and bare Express (a constant report), all as child processes, drives each case with
- * autocannon for a fixed time (bare Express first and last; the four compared operations against the
+ * autocannon for a fixed time (bare Express first and last; the compared operations against the
  * service and the straightforward implementation back to back, alternating which goes first), samples
  * RSS and CPU from /proc, prints the tables and the targets met or missed (hot-paths-settings.ts), and
  * writes the same figures as JSON.

@@ -21,8 +21,9 @@ export interface BatcherOptions<T, R> {
   /** The group of an item: items of different groups never share a batch. */
   group(item: T): string;
   /**
-   * Items of one group with the same key (undefined: none) never share a batch: the later one waits
-   * for a later batch (a group runs one batch at a time), so they run in the order they came.
+   * Items of one group with the same key (undefined: none) leave in the order they came: a later one
+   * never leaves in an earlier batch than one before it (a group runs one batch at a time). They may
+   * share a batch, in that order: run() applies them in the order of the batch.
    */
   key(item: T): string | undefined;
   /**
@@ -102,20 +103,22 @@ export class Batcher<T, R> {
     }
   }
 
-  /** A group's next batch: its waiting items in order, skipping those whose key is taken, within the budgets. */
+  /**
+   * A group's next batch: its waiting items in order within the budgets, skipping those behind an item
+   * of their key that the budgets left out.
+   */
   private take(group: string): Waiting<T, R>[] {
     const { maxItems, maxBytes, key } = this.options;
     const queue = this.queues.get(group)!;
     const batch: Waiting<T, R>[] = [];
-    /** Keys taken or passed over: an item waits behind an earlier one with its key, whatever kept that back. */
-    const keys = new Set<string>();
+    /** Keys of items left out: an item never overtakes an earlier one of its key. */
+    const left = new Set<string>();
     let bytes = 0;
     for (let i = 0; i < queue.length && batch.length < maxItems;) {
       const waiting = queue[i]!;
       const k = key(waiting.item);
-      const taken = k !== undefined && keys.has(k);
-      if (k !== undefined) keys.add(k);
-      if (taken || (batch.length > 0 && bytes + waiting.bytes > maxBytes)) {
+      if ((k !== undefined && left.has(k)) || (batch.length > 0 && bytes + waiting.bytes > maxBytes)) {
+        if (k !== undefined) left.add(k);
         i++;
         continue;
       }

@@ -35,20 +35,94 @@ const INPUT_TYPES: Record<string, string> = Object.assign(
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
   })),
 );
-/** The SET of an update: each replaceable column takes the new value only when its field says so. */
-const UPDATED = FIELDS.flatMap(([, write, field, flag]) =>
-  write.replaces === 'never'
-    ? []
-    : Object.keys(field.columns).map((c) => [c, `CASE WHEN i.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`]),
+/** The fields an update may replace, each with its flag and columns. */
+const REPLACEABLE = FIELDS.flatMap(([, write, field, flag]) =>
+  write.replaces === 'never' ? [] : [{ flag, columns: Object.keys(field.columns) }],
 );
+/** The columns only the write that creates a report writes: the caller's keys and the restId. */
+const CREATE_ONLY = Object.keys(INSERTED).filter((c) => !REPLACEABLE.some((f) => f.columns.includes(c)));
+/** The writes of one report in a batch: one company's restId, or a write without one alone. */
+const REPORT = (a: string) => `${a}.company_id, ${a}.rest_id, ${a}.alone`;
 
 /**
- * The CTEs of a batch in which some write carries an Idempotency-Key (a second statement, so that the
- * writes without one run the statement they always ran).
+ * `applied`: the writes that are written (their key still exists, all their inspectors are users),
+ * each with every column's value as it would write it alone, its replace flags, and whether it is the
+ * first of its report's writes in the batch (`creates`: it makes the report when there is none; every
+ * write, when no two of the batch write one report).
+ */
+function appliedCte(fold: boolean, idempotency: boolean): string {
+  const creates = fold
+    ? 'i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END)'
+    : 'true';
+  return `applied AS (
+    SELECT i.ord, i.new_id, CASE WHEN i.rest_id IS NULL THEN i.ord END AS alone,
+           ${Object.entries(INSERTED)
+             .map(([c, sql]) => `${sql} AS ${c}`)
+             .join(', ')},
+           ${REPLACEABLE.map((f) => `i.${f.flag}`).join(', ')},
+           ${creates} AS creates
+      FROM i
+     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
+       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord IN (SELECT ord FROM claimed)' : ''}
+  )`;
+}
+
+/**
+ * `folded`: the writes of each report folded into one, as applying them one by one in order would
+ * leave it (ON CONFLICT cannot touch a row twice). On the row of the write that creates: each column
+ * as the last write that replaces it wrote it (the creating write replaces every column, were the
+ * report new), and each replace flag set when any of the report's writes replaces the field.
+ * Every write's input is cast in `i`; the table's checks and triggers see the folded row, and its
+ * checks hold for any one write's values (a field's columns all come from one write). When no two
+ * writes of the batch write one report, each is its own fold: `applied` as it is.
+ */
+function foldedCte(fold: boolean): string {
+  if (!fold) return 'folded AS (SELECT * FROM applied)';
+  const folds = REPLACEABLE.flatMap(({ flag, columns }) => [
+    ...columns.map(
+      (c) =>
+        `first_value(a.${c}) OVER (PARTITION BY ${REPORT('a')}, a.${flag} OR a.creates ORDER BY a.ord DESC) AS ${c}`,
+    ),
+    `bool_or(a.${flag}) OVER (PARTITION BY ${REPORT('a')}) AS ${flag}`,
+  ]);
+  return `folded AS (
+    SELECT a.ord, a.new_id, a.creates, ${CREATE_ONLY.map((c) => `a.${c}`).join(', ')},
+           ${folds.join(',\n           ')}
+      FROM applied a
+  )`;
+}
+
+/**
+ * `r`: each report's folded write, creating it or merged into it (each column replaced only when a
+ * write replaces its field), unless it is published or being published.
+ */
+function writtenCte(): string {
+  const columns = Object.keys(INSERTED);
+  const updated = REPLACEABLE.flatMap(({ flag, columns }) =>
+    columns.map((c) => [c, `CASE WHEN f.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`] as const),
+  );
+  return `r AS (
+    INSERT INTO reports (id, ${columns.join(', ')})
+    SELECT f.new_id, ${columns.map((c) => `f.${c}`).join(', ')}
+      FROM folded f
+     WHERE f.creates
+     ORDER BY f.company_id, f.rest_id
+    ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
+       SET (${updated.map(([c]) => c).join(', ')}, updated_at) =
+           (SELECT ${updated.map(([, sql]) => sql).join(',\n                   ')},
+                   clock_timestamp()
+              FROM folded f WHERE f.new_id = EXCLUDED.id)
+     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
+    RETURNING id, company_id, rest_id, (xmax = 0) AS created
+  )`;
+}
+
+/**
+ * The CTEs of a batch in which some write carries an Idempotency-Key: a write commits only while its
+ * request still holds the key (idempotency.ts; a retry that took the key over meanwhile is the one that
+ * writes), and its answer is kept for its retries in the write's own commit.
  */
 const HELD = `  ), held AS (
-    -- A write sent with an Idempotency-Key commits only while its request still holds the key
-    -- (idempotency.ts): a retry that took the key over meanwhile is the one that writes.
     SELECT c.company_id, c.key FROM idempotency_keys c
      WHERE (c.company_id, c.key, c.claim) IN (SELECT i.company_id, i.idem_key, i.idem_claim FROM i)
      ORDER BY c.company_id, c.key
@@ -56,26 +130,28 @@ const HELD = `  ), held AS (
   ), claimed AS (
     SELECT i.ord FROM i WHERE i.idem_claim IS NULL OR (i.company_id, i.idem_key) IN (SELECT company_id, key FROM held)
 `;
-const ANSWERED = `  ), answered AS (
-    -- The answer of a write sent with an Idempotency-Key, kept for its retries in the write's own commit.
+const ANSWERED = `, answered AS (
     UPDATE idempotency_keys c SET status = 200, answer = r.id::text, claim = NULL, claimed_until = NULL
       FROM i JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
      WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
-`;
+       AND i.ord IN (SELECT ord FROM applied)
+  )`;
 
 /**
  * Creates and updates of any number of reports in one statement, the same text for every batch
  * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
- * whole, each write decided on its own: match its inspectors; write its report only if all of them
- * are users (and, on a restId conflict, only if it is neither published nor being published),
- * replacing each column whose field's replace flag is set, and only while the API key that sent it
- * exists (`k`, locked until the commit: a revocation waits for it, or was committed before and the
- * write writes nothing). The input is one JSON array of rows
- * (`i`, in order `ord`); the answer is one row per input row. Writes take their rows' locks in the
- * order of (company, restId), so two batches never wait on each other in a cycle. A batch never holds
- * two writes of one restId (ON CONFLICT cannot touch a row twice): ReportWriter keeps them apart.
+ * whole, each write decided on its own: match its inspectors; write it only if all of them are users,
+ * and only while the API key that sent it exists (`k`, locked until the commit: a revocation waits
+ * for it, or was committed before and the write writes nothing). The writes of one restId (in a
+ * batch, in the order they came: ReportWriter sends them so) are folded into one write of the report
+ * (`folded`), that creates it or, on a restId conflict, merges into it only if it is neither
+ * published nor being published. The input is one JSON array of rows (`i`, in order `ord`); the
+ * answer is one row per input row: the report of each write written (`created` for the write that
+ * created it), whether its key was found, its inspectors that are not users. Writes take their rows'
+ * locks in the order of (company, restId), so two batches never wait on each other in a cycle.
  */
-export const upsertStatement = (idempotency: boolean) => `
+function upsertSql(fold: boolean, idempotency: boolean): string {
+  return `
   WITH i AS MATERIALIZED (
     SELECT i.*, gen_random_uuid() AS new_id
       FROM jsonb_to_recordset($1::jsonb) AS i(${Object.entries(INPUT_TYPES)
@@ -102,28 +178,29 @@ ${idempotency ? HELD : ''}  ), wanted AS (
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
       JOIN users u ON u.company_id = i.users_of AND lower(u.email) = lower(w.email)
-  ), r AS (
-    INSERT INTO reports (id, ${Object.keys(INSERTED).join(', ')})
-    SELECT i.new_id, ${Object.values(INSERTED).join(', ')}
-      FROM i
-     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
-       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord IN (SELECT ord FROM claimed)' : ''}
-     ORDER BY i.company_id, i.rest_id
-    ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
-       SET (${UPDATED.map(([c]) => c).join(', ')}, updated_at) =
-           (SELECT ${UPDATED.map(([, sql]) => sql).join(',\n                   ')},
-                   clock_timestamp()
-              FROM i WHERE i.new_id = EXCLUDED.id)
-     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
-    RETURNING id, company_id, rest_id, (xmax = 0) AS created
-${idempotency ? ANSWERED : ''}  )
-  SELECT r.id, r.created, i.ord IN (SELECT ord FROM keyed) AS authorized,
+  ), ${appliedCte(fold, idempotency)}, ${foldedCte(fold)}, ${writtenCte()}${idempotency ? ANSWERED : ''}
+  SELECT r.id, r.created AND r.id = i.new_id AS created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ${idempotency ? 'i.ord IN (SELECT ord FROM claimed)' : 'true'} AS held,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
-    FROM i LEFT JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+    FROM i LEFT JOIN r ON i.ord IN (SELECT ord FROM applied)
+                      AND (r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
    ORDER BY i.ord`;
+}
+
+/**
+ * The statement, in four texts: `folding` for any batch, `distinct` (the same without folding, which
+ * costs PostgreSQL a window sort per field) for a batch in which no two writes have one restId; each
+ * also `…Idempotent` for a batch in which a write carries an Idempotency-Key (claims checked and
+ * answers kept), so that the writes without one run the statement they always ran.
+ */
+export const UPSERT = {
+  folding: upsertSql(true, false),
+  distinct: upsertSql(false, false),
+  foldingIdempotent: upsertSql(true, true),
+  distinctIdempotent: upsertSql(false, true),
+};
 
 /** A write's input row (all but its `ord`); throws 400 for a field the statement must not see (bad invoice items). */
 export function inputRow(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Record<string, unknown> {

@@ -7,10 +7,7 @@ import { quoted } from '../core/quoted.js';
 import { isUuid } from '../core/ids.js';
 import type { Origin } from './fields.js';
 import type { IdempotencyClaim } from './idempotency.js';
-import { inputRow, upsertStatement } from './write-statement.js';
-
-const UPSERT = upsertStatement(false);
-const UPSERT_IDEMPOTENT = upsertStatement(true);
+import { inputRow, UPSERT } from './write-statement.js';
 
 /**
  * The writes of a report: create or update (the one statement of write-statement.ts, in batches), and
@@ -35,12 +32,16 @@ function toWrite(origin: Origin, input: ReportInput, idempotency?: IdempotencyCl
 }
 
 /**
- * Runs writes as one UPSERT: each write's outcome, in order — its report, or why it was refused (400
- * its key revoked, or unknown inspectors; 409 published or being published, read only then).
+ * Runs writes as one UPSERT (those of one restId applied in their order): each write's outcome, in
+ * order — its report, or why it was refused (400 its key revoked, or unknown inspectors; 409 published
+ * or being published, read only then, once per restId).
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
   const idempotency = writes.some((w) => w.row.idem_claim !== null);
+  const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
+  const fold = new Set(restIds).size < restIds.length;
+  const variant = `${fold ? 'folding' : 'distinct'}${idempotency ? 'Idempotent' : ''}` as const;
   const { rows } = await db.query<{
     id: string | null;
     created: boolean | null;
@@ -48,10 +49,16 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
     held: boolean;
     unknown: string[];
   }>({
-    name: idempotency ? 'report-upsert-idempotent' : 'report-upsert',
-    text: idempotency ? UPSERT_IDEMPOTENT : UPSERT,
+    name: `report-upsert-${variant}`,
+    text: UPSERT[variant],
     values: [input],
   });
+  const refusals = new Map<string, Promise<HttpError>>();
+  const refusal = ({ origin, restId }: Write) => {
+    let why = refusals.get(restId!);
+    if (!why) refusals.set(restId!, (why = refusedUpdate(db, origin.companyId, restId!)));
+    return why;
+  };
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
@@ -60,7 +67,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
       if (row.unknown.length > 0)
         // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
         throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
-      if (row.id === null) throw await refusedUpdate(db, write.origin.companyId, write.restId!);
+      if (row.id === null) throw await refusal(write);
       return { id: row.id, created: row.created === true };
     }),
   );
@@ -87,23 +94,33 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
 /**
  * Writes of a refused batch re-run alone, RERUN_CONNECTIONS at a time: the write at fault (a row lock,
  * a slow statement) holds one connection while the others go on through the rest, and a large batch
- * never takes the whole pool from the other companies. A batch holds no two writes of one restId, so
- * their order does not matter.
+ * never takes the whole pool from the other companies. The writes of one restId run one after the
+ * other, in their order; those of different restIds in any order.
  */
 const RERUN_CONNECTIONS = 2;
 
 async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
   const outcomes: PromiseSettledResult<Written>[] = [];
-  let next = 0;
+  // Each restId's writes (by their place in the batch), in order; a write without one on its own.
+  const chains = new Map<unknown, number[]>();
+  writes.forEach((write, i) => {
+    const key = write.restId ?? i;
+    const chain = chains.get(key);
+    if (chain) chain.push(i);
+    else chains.set(key, [i]);
+  });
+  const queue = [...chains.values()];
   const worker = async () => {
-    for (let i = next++; i < writes.length; i = next++) {
-      outcomes[i] = await upsert(db, [writes[i]!]).then(
-        ([outcome]) => outcome!,
-        (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
-      );
+    for (let chain = queue.shift(); chain; chain = queue.shift()) {
+      for (const i of chain) {
+        outcomes[i] = await upsert(db, [writes[i]!]).then(
+          ([outcome]) => outcome!,
+          (reason: unknown): PromiseRejectedResult => ({ status: 'rejected', reason }),
+        );
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RERUN_CONNECTIONS, writes.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(RERUN_CONNECTIONS, queue.length) }, worker));
   return outcomes;
 }
 
@@ -114,7 +131,8 @@ async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettled
  * one batch in flight at a time (the measured best for a single company, see README Performance),
  * and its batches never hold another company's writes, so a write waiting on a row lock holds back
  * only its own company; companies' batches run at once up to batchesInFlight, taking turns. Writes
- * of one company's restId never share a batch, and keep their order. A write waits for its turn no
+ * of one company's restId keep their order: those waiting together leave in one batch, applied one
+ * after the other in one write of the report (write-statement.ts). A write waits for its turn no
  * longer than a request waits for a connection (then 503, nothing written), and not at all once a
  * batch found the database unreachable: the writes waiting fail with it, as each would after a wait
  * of its own.
