@@ -55,61 +55,41 @@ function readCases({ smallHeaders, largeHeaders, reference: { ids, nextPath } }:
   ];
 }
 
+/** A case of POST /reports/new (also driven against the straightforward implementation): each request as `next` makes it. */
+function postCase(
+  name: string,
+  headers: Record<string, string>,
+  next: () => { body: string; headers?: Record<string, string> },
+): Case {
+  const setupRequest: NonNullable<Case['requests'][number]['setupRequest']> = (req) => {
+    const made = next();
+    return { ...req, path: '/reports/new', body: made.body, headers: { ...req.headers, ...made.headers } };
+  };
+  return { name, compared: true, headers, requests: [{ method: 'POST', setupRequest }] };
+}
+
 function writeCases({ largeHeaders, large }: CaseInputs): Case[] {
   const headers = { ...largeHeaders, 'content-type': 'application/json' };
+  const email = large.inspectorEmail;
   return [
-    {
-      name: 'POST /reports/new (create)',
-      compared: true,
-      headers,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req) => ({
-            ...req,
-            path: '/reports/new',
-            body: reportBody(`bench-new-${process.pid}-${++counter}`, large.inspectorEmail),
-          }),
-        },
-      ],
-    },
-    {
-      name: 'POST /reports/new (update)',
-      compared: true,
-      headers,
-      requests: [
-        {
-          method: 'POST',
-          // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
-          setupRequest: (req) => ({
-            ...req,
-            path: '/reports/new',
-            body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, large.inspectorEmail),
-          }),
-        },
-      ],
-    },
-    {
-      // A partner's sync sending every edit of one inspection as it happens, from parallel workers:
-      // every connection updates the same report (created by the first write), each edit its own.
-      name: 'POST /reports/new (one-report burst)',
-      compared: true,
-      headers,
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (req) => ({
-            ...req,
-            path: '/reports/new',
-            body: reportBody(
-              `bench-burst-${process.pid}`,
-              large.inspectorEmail,
-              `Edit ${++counter} of the inspection.`,
-            ),
-          }),
-        },
-      ],
-    },
+    postCase('POST /reports/new (create)', headers, () => ({
+      body: reportBody(`bench-new-${process.pid}-${++counter}`, email),
+    })),
+    // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
+    postCase('POST /reports/new (update)', headers, () => ({
+      body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, email),
+    })),
+    // The same creates, each sent with an Idempotency-Key of its own (a retry-safe partner's creates):
+    // what keeping the keys costs against the creates above. The yardstick ignores the header.
+    postCase('POST /reports/new (create, Idempotency-Key)', headers, () => {
+      const restId = `bench-idem-${process.pid}-${++counter}`;
+      return { body: reportBody(restId, email), headers: { 'idempotency-key': restId } };
+    }),
+    // A partner's sync sending every edit of one inspection as it happens, from parallel workers:
+    // every connection updates the same report (created by the first write), each edit its own.
+    postCase('POST /reports/new (one-report burst)', headers, () => ({
+      body: reportBody(`bench-burst-${process.pid}`, email, `Edit ${++counter} of the inspection.`),
+    })),
   ];
 }
 
