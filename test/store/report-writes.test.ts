@@ -21,7 +21,7 @@ import { gatedDatabase } from '../support/gated-writes.js';
 import { until } from '../support/wait.js';
 
 /**
- * Creates and updates in batches (store/report-writes.ts, db/batcher.ts), through HTTP against the
+ * Creates and updates in batches (reports/write.ts, db/batcher.ts), through HTTP against the
  * test database: writes that arrive while a statement is in the database leave together, and each
  * still gets the answer it would get alone.
  */
@@ -245,7 +245,7 @@ describe('report writes in batches', () => {
 
 /**
  * Companies' writes apart (in this file: its tests hold row locks, which would stall the triggers
- * created above if the two ran at once in parallel workers) (store/report-writes.ts, db/batcher.ts), through HTTP against the test
+ * created above if the two ran at once in parallel workers) (reports/write.ts, db/batcher.ts), through HTTP against the test
  * database: one company's write waiting on a row lock, or cut off by the statement timeout, neither
  * holds back nor fails another company's writes, and a company with a deep queue takes turns.
  */

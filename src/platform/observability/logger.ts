@@ -5,7 +5,7 @@ export type { Logger };
 /**
  * Paths that could hold a secret (API keys, the application token, webhook secrets, credentials);
  * pino replaces them before anything is written. Request lines carry no headers at all (see
- * http/request-log.ts); these paths guard whatever else gets logged.
+ * observability/request-log.ts); these paths guard whatever else gets logged.
  */
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
