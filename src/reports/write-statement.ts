@@ -41,29 +41,31 @@ const REPLACEABLE = FIELDS.flatMap(([, write, field, flag]) =>
 );
 /** The columns only the write that creates a report writes: the caller's keys and the restId. */
 const CREATE_ONLY = Object.keys(INSERTED).filter((c) => !REPLACEABLE.some((f) => f.columns.includes(c)));
+/**
+ * Whether write `i` is written: its key still exists, all its inspectors are users (and, sent with an
+ * Idempotency-Key, its request still holds the key).
+ */
+const applied = (idempotency: boolean) =>
+  `(SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
+       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord IN (SELECT ord FROM claimed)' : ''}`;
 /** The writes of one report in a batch: one company's restId, or a write without one alone. */
 const REPORT = (a: string) => `${a}.company_id, ${a}.rest_id, ${a}.alone`;
 
 /**
  * `applied`: the writes that are written (their key still exists, all their inspectors are users),
  * each with every column's value as it would write it alone, its replace flags, and whether it is the
- * first of its report's writes in the batch (`creates`: it makes the report when there is none; every
- * write, when no two of the batch write one report).
+ * first of its report's writes in the batch (`creates`: it makes the report when there is none).
  */
-function appliedCte(fold: boolean, idempotency: boolean): string {
-  const creates = fold
-    ? 'i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END)'
-    : 'true';
+function appliedCte(idempotency: boolean): string {
   return `applied AS (
     SELECT i.ord, i.new_id, CASE WHEN i.rest_id IS NULL THEN i.ord END AS alone,
            ${Object.entries(INSERTED)
              .map(([c, sql]) => `${sql} AS ${c}`)
              .join(', ')},
            ${REPLACEABLE.map((f) => `i.${f.flag}`).join(', ')},
-           ${creates} AS creates
+           i.ord = min(i.ord) OVER (PARTITION BY i.company_id, i.rest_id, CASE WHEN i.rest_id IS NULL THEN i.ord END) AS creates
       FROM i
-     WHERE (SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
-       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord IN (SELECT ord FROM claimed)' : ''}
+     WHERE ${applied(idempotency)}
   )`;
 }
 
@@ -73,11 +75,9 @@ function appliedCte(fold: boolean, idempotency: boolean): string {
  * as the last write that replaces it wrote it (the creating write replaces every column, were the
  * report new), and each replace flag set when any of the report's writes replaces the field.
  * Every write's input is cast in `i`; the table's checks and triggers see the folded row, and its
- * checks hold for any one write's values (a field's columns all come from one write). When no two
- * writes of the batch write one report, each is its own fold: `applied` as it is.
+ * checks hold for any one write's values (a field's columns all come from one write).
  */
-function foldedCte(fold: boolean): string {
-  if (!fold) return 'folded AS (SELECT * FROM applied)';
+function foldedCte(): string {
   const folds = REPLACEABLE.flatMap(({ flag, columns }) => [
     ...columns.map(
       (c) =>
@@ -96,22 +96,25 @@ function foldedCte(fold: boolean): string {
  * `r`: each report's folded write, creating it or merged into it (each column replaced only when a
  * write replaces its field), unless it is published or being published.
  */
-function writtenCte(): string {
+function writtenCte(fold: boolean, idempotency: boolean): string {
   const columns = Object.keys(INSERTED);
+  // Folded: each report's folded write (`f`); else each write applied, straight from the input (`i`).
+  const [w, source, rows, values] = fold
+    ? ['f', 'folded f', 'folded f WHERE f.creates', columns.map((c) => `f.${c}`)]
+    : ['i', 'i', `i WHERE ${applied(idempotency)}`, Object.values(INSERTED)];
   const updated = REPLACEABLE.flatMap(({ flag, columns }) =>
-    columns.map((c) => [c, `CASE WHEN f.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`] as const),
+    columns.map((c) => [c, `CASE WHEN ${w}.${flag} THEN EXCLUDED.${c} ELSE reports.${c} END`] as const),
   );
   return `r AS (
     INSERT INTO reports (id, ${columns.join(', ')})
-    SELECT f.new_id, ${columns.map((c) => `f.${c}`).join(', ')}
-      FROM folded f
-     WHERE f.creates
-     ORDER BY f.company_id, f.rest_id
+    SELECT ${w}.new_id, ${values.join(', ')}
+      FROM ${rows}
+     ORDER BY ${w}.company_id, ${w}.rest_id
     ON CONFLICT ON CONSTRAINT reports_company_rest_id_key DO UPDATE
        SET (${updated.map(([c]) => c).join(', ')}, updated_at) =
            (SELECT ${updated.map(([, sql]) => sql).join(',\n                   ')},
                    clock_timestamp()
-              FROM folded f WHERE f.new_id = EXCLUDED.id)
+              FROM ${source} WHERE ${w}.new_id = EXCLUDED.id)
      WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
     RETURNING id, company_id, rest_id, (xmax = 0) AS created
   )`;
@@ -134,7 +137,7 @@ const ANSWERED = `, answered AS (
     UPDATE idempotency_keys c SET status = 200, answer = r.id::text, claim = NULL, claimed_until = NULL
       FROM i JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
      WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
-       AND i.ord IN (SELECT ord FROM applied)
+       AND ${applied(true)}
   )`;
 
 /**
@@ -178,22 +181,22 @@ ${idempotency ? HELD : ''}  ), wanted AS (
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
       JOIN users u ON u.company_id = i.users_of AND lower(u.email) = lower(w.email)
-  ), ${appliedCte(fold, idempotency)}, ${foldedCte(fold)}, ${writtenCte()}${idempotency ? ANSWERED : ''}
+  ), ${fold ? `${appliedCte(idempotency)}, ${foldedCte()}, ` : ''}${writtenCte(fold, idempotency)}${idempotency ? ANSWERED : ''}
   SELECT r.id, r.created AND r.id = i.new_id AS created, i.ord IN (SELECT ord FROM keyed) AS authorized,
          ${idempotency ? 'i.ord IN (SELECT ord FROM claimed)' : 'true'} AS held,
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
-    FROM i LEFT JOIN r ON i.ord IN (SELECT ord FROM applied)
-                      AND (r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
+    FROM i LEFT JOIN r ON ${fold ? 'i.ord IN (SELECT ord FROM applied) AND ' : ''}(r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
    ORDER BY i.ord`;
 }
 
 /**
- * The statement, in four texts: `folding` for any batch, `distinct` (the same without folding, which
- * costs PostgreSQL a window sort per field) for a batch in which no two writes have one restId; each
- * also `…Idempotent` for a batch in which a write carries an Idempotency-Key (claims checked and
- * answers kept), so that the writes without one run the statement they always ran.
+ * The statement, in four texts: `folding` for any batch, `distinct` (each write applied straight from
+ * the input, without `applied` and `folded`, whose window sorts cost PostgreSQL per field) for a
+ * batch in which no two writes have one restId; each also `…Idempotent` for a batch in which a write
+ * carries an Idempotency-Key (claims checked, answers kept), so that the writes without one run the
+ * statement they always ran.
  */
 export const UPSERT = {
   folding: upsertSql(true, false),

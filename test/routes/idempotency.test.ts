@@ -130,6 +130,41 @@ describe('POST /reports/new with an Idempotency-Key', () => {
     expect(await reportCount(company.companyId)).to.equal(1);
   });
 
+  it("keeps each answer of one report's writes folded into one statement, a refused one apart", async () => {
+    const company = await newCompany([{ name: 'Dana', email: 'dana@example.com' }]);
+    const gated = gatedDatabase(pool());
+    const { app } = newApp({ writes: new ReportWriter(gated.db) });
+    const restId = unique('crm');
+    // The first write holds the company's turn; the three behind it wait together for one batch.
+    const first = create(company, reportInput({ restId, notes: 'v1' }), unique('key'), api(app)).then((r) => r);
+    while (gated.sizes.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [k2, k3, k4] = [unique('key'), unique('key'), unique('key')];
+    const second = create(company, reportInput({ restId, notes: 'v2' }), k2, api(app)).then((r) => r);
+    const refused = create(company, reportInput({ restId, inspectorEmails: 'nobody@example.com' }), k3, api(app)).then(
+      (r) => r,
+    );
+    const third = create(company, reportInput({ restId, notes: 'v3' }), k4, api(app)).then((r) => r);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gated.open();
+    const answers = await Promise.all([first, second, refused, third]);
+    expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 400, 200]);
+    expect(gated.sizes).to.deep.equal([1, 3]);
+    const id = answers[0]!.body.id;
+    expect(answers[1]!.body.id).to.equal(id);
+    expect(answers[3]!.body.id).to.equal(id);
+    // Each key answers again what its own write answered.
+    for (const [key, body, answer] of [
+      [k2, reportInput({ restId, notes: 'v2' }), answers[1]!],
+      [k3, reportInput({ restId, inspectorEmails: 'nobody@example.com' }), answers[2]!],
+      [k4, reportInput({ restId, notes: 'v3' }), answers[3]!],
+    ] as const) {
+      const again = await create(company, body, key, api(app));
+      expect([again.status, again.text]).to.deep.equal([answer.status, answer.text]);
+    }
+    const { body: report } = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+    expect(report.inspectorNotes).to.equal('v3');
+  });
+
   it('lets a request that lost its key to a retry (its claim ran out while it waited) write nothing', async () => {
     const company = await newCompany();
     const gated = gatedDatabase(pool());
