@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
-import { APP_TOKEN, api, app, appDeps, databaseUrl, newCompany } from '../support/harness.js';
+import { APP_TOKEN, api, app, appDeps, databaseUrl, newCompany, pool, testLimits } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { sample } from '../support/metrics.js';
 
@@ -72,7 +72,8 @@ describe('GET /metrics', () => {
   it("reports the database pool's connections in use, idle, and requests waiting", async () => {
     const db = createPool({ connectionString: databaseUrl(), max: 1 });
     try {
-      const target = createApp(appDeps(db));
+      // The rate limiter's background sync on the shared pool: only this test's queries use db's one connection.
+      const target = createApp(appDeps(db, { limits: testLimits(pool()) }));
       const held = await db.connect();
       const queued = db.query('SELECT 1');
       let text = await scrape(target);
