@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { conflict, HttpError, refuse } from '../core/errors.js';
+import { conflict, HttpError, refuse, unavailable } from '../core/errors.js';
+import { Batcher } from '../db/batcher.js';
 import type { Queryable } from '../db/pool.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 /**
  * Idempotency-Key on POST /reports/new, as draft-ietf-httpapi-idempotency-key-header has it (and Stripe
@@ -45,42 +47,124 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** One request's take of a key, in a batch of takes (one statement, one commit for all). */
+interface Take {
+  companyId: string;
+  key: string;
+  print: Buffer;
+  claim: string;
+}
+
+type Found = { claimed: boolean; found: boolean; same: boolean; status: number | null; answer: string | null };
+
 /**
- * Takes the company's key for this request: a new key (or one past its lifetime, or one whose request
- * stopped holding it past CLAIM_MS with the same body) is claimed; otherwise the answer to send again,
- * or 422 (another body) or 409 (its first request is still in flight).
+ * Takes of many requests in one statement: each key new (or past its lifetime, or held past CLAIM_MS
+ * by a request that never answered, with the same body) is claimed; for the others, the key's row as
+ * it was before the statement (a key another transaction takes meanwhile is not found: taken again).
  */
-export async function takeKey(db: Queryable, companyId: string, key: string, print: Buffer): Promise<Taken> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const claim = randomUUID();
-    const { rows: claimed } = await db.query({
-      name: 'idempotency-claim',
-      text: `INSERT INTO idempotency_keys AS k (company_id, key, fingerprint, claim, claimed_until, expires_at)
-             VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond',
-                     clock_timestamp() + interval '${KEY_LIFETIME}')
+async function takeAll(db: Queryable, takes: Take[]): Promise<PromiseSettledResult<Found>[]> {
+  const input = takes.map((t, ord) => ({
+    ord,
+    company_id: t.companyId,
+    key: t.key,
+    print: t.print.toString('hex'),
+    claim: t.claim,
+  }));
+  const { rows } = await db.query<Found>({
+    name: 'idempotency-take',
+    text: `WITH i AS (
+             SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, company_id uuid, key text, print text, claim uuid)
+           ), taken AS (
+             INSERT INTO idempotency_keys AS k (company_id, key, fingerprint, claim, claimed_until, expires_at)
+             SELECT company_id, key, decode(print, 'hex'), claim, clock_timestamp() + $2 * interval '1 millisecond',
+                    clock_timestamp() + interval '${KEY_LIFETIME}'
+               FROM i ORDER BY company_id, key
              ON CONFLICT (company_id, key) DO UPDATE
                 SET fingerprint = EXCLUDED.fingerprint, claim = EXCLUDED.claim, claimed_until = EXCLUDED.claimed_until,
                     expires_at = EXCLUDED.expires_at, status = NULL, answer = NULL
               WHERE k.expires_at <= clock_timestamp()
                  OR (k.status IS NULL AND k.claimed_until <= clock_timestamp() AND k.fingerprint = EXCLUDED.fingerprint)
-             RETURNING 1`,
-      values: [companyId, key, print, claim, CLAIM_MS],
+             RETURNING company_id, key, claim
+           )
+           SELECT t.claim IS NOT NULL AS claimed, k.key IS NOT NULL AS found,
+                  coalesce(k.fingerprint = decode(i.print, 'hex'), false) AS same, k.status, k.answer
+             FROM i
+             LEFT JOIN taken t ON t.company_id = i.company_id AND t.key = i.key AND t.claim = i.claim
+             LEFT JOIN idempotency_keys k
+                    ON k.company_id = i.company_id AND k.key = i.key AND k.expires_at > clock_timestamp()
+            ORDER BY i.ord`,
+    values: [JSON.stringify(input), CLAIM_MS],
+  });
+  return rows.map((value) => ({ status: 'fulfilled', value }));
+}
+
+/** Takes of keys per company, gathered into batches as writes are (db/batcher.ts). */
+const TAKES_PER_BATCH = 64;
+
+/**
+ * The keys of POST /reports/new. A request takes the company's key (409 at once when a request of
+ * this process holds it); takes that arrive while the company's batch is in the database leave
+ * together, so keeping keys costs creates a statement per batch, not a commit per request.
+ */
+export class IdempotencyKeys {
+  private readonly batcher: Batcher<Take, Found>;
+  /** Keys held by requests of this process, by "<company> <key>". */
+  private readonly held = new Set<string>();
+
+  constructor(
+    private readonly db: Queryable,
+    { waitMillis = 5000, maxInFlight = 2 } = {},
+  ) {
+    this.batcher = new Batcher<Take, Found>({
+      run: (takes) => takeAll(db, takes),
+      maxInFlight,
+      maxItems: TAKES_PER_BATCH,
+      maxBytes: 1024 * 1024,
+      size: (take) => take.key.length + 200,
+      group: (take) => take.companyId,
+      key: () => undefined,
+      failsWaiting: (err) => isDatabaseUnavailable(err),
+      waitMillis,
+      tooLong: () => unavailable('database unavailable'),
     });
-    if (claimed.length > 0) return { claim: { key, claim } };
-    const { rows } = await db.query<{ same: boolean; status: number | null; answer: string | null }>({
-      name: 'idempotency-find',
-      text: `SELECT fingerprint = $3 AS same, status, answer FROM idempotency_keys
-              WHERE company_id = $1 AND key = $2 AND expires_at > clock_timestamp()`,
-      values: [companyId, key, print],
-    });
-    const found = rows[0];
-    // Gone meanwhile (expired and swept): take it anew.
-    if (!found) continue;
-    if (!found.same) throw differentBody();
-    if (found.status !== null) return { replay: { status: found.status, answer: found.answer ?? '' } };
-    throw inFlight();
   }
-  throw inFlight();
+
+  /**
+   * Takes the company's key for this request: the claim to write with, or the first request's answer
+   * to send again; 422 for another body, 409 while the first request is in flight. The caller ends
+   * with done(), whatever happened.
+   */
+  async take(companyId: string, key: string, print: Buffer): Promise<Taken> {
+    const id = `${companyId} ${key}`;
+    if (this.held.has(id)) throw inFlight();
+    this.held.add(id);
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const claim = randomUUID();
+        const found = await this.batcher.submit({ companyId, key, print, claim });
+        if (found.claimed) return { claim: { key, claim } };
+        // Taken by another process meanwhile, and not yet in this statement's snapshot: take it anew.
+        if (!found.found) continue;
+        if (!found.same) throw differentBody();
+        if (found.status !== null) return { replay: { status: found.status, answer: found.answer ?? '' } };
+        throw inFlight();
+      }
+      throw inFlight();
+    } catch (err) {
+      this.held.delete(id);
+      throw err;
+    }
+  }
+
+  /** The request that took the key has answered (or failed): another of this process may take it. */
+  done(companyId: string, key: string): void {
+    this.held.delete(`${companyId} ${key}`);
+  }
+
+  /** The answer a write refused with, kept for the key's retries (or the key freed: see settleKey). */
+  settle(companyId: string, held: IdempotencyClaim, err: unknown): Promise<void> {
+    return settleKey(this.db, companyId, held, err);
+  }
 }
 
 const differentBody = () =>

@@ -2,10 +2,11 @@ import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { badRequest, notFound, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { fingerprint, idempotencyKey, settleKey, takeKey } from './idempotency.js';
+import { fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
 import { sandboxHasRoom } from './sandbox.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './wording.js';
+import type { Origin } from './fields.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
 import type { ReportReads } from './cache.js';
@@ -14,6 +15,7 @@ import { pageLimit } from '../core/page-limit.js';
 /** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
 export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportWriter): Router {
   const router = Router();
+  const keys = new IdempotencyKeys(db);
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
     const { companyId, integrationId, keyId, accountId, mode } = keyPrincipal(req);
@@ -25,21 +27,7 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
       res.json({ result: 'ok', id });
       return;
     }
-    const taken = await takeKey(db, companyId, key, fingerprint(req.body));
-    if ('replay' in taken) {
-      const { status, answer } = taken.replay;
-      if (status !== 200) throw refuse.again(status, answer);
-      res.json({ result: 'ok', id: answer });
-      return;
-    }
-    try {
-      const { id } = await writes.createOrUpdate(origin, req.body as ReportInput, taken.claim);
-      res.json({ result: 'ok', id });
-    } catch (err) {
-      // A key not settled (the database gone) frees itself when its claim runs out.
-      await settleKey(db, companyId, taken.claim, err).catch(() => undefined);
-      throw err;
-    }
+    res.json(await createWithKey(keys, writes, origin, key, req.body as ReportInput));
   });
 
   router.get('/reports', async (req, res: Response<Report[]>) => {
@@ -67,4 +55,32 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   });
 
   return router;
+}
+
+/** A create sent with an Idempotency-Key: its answer, or the first request's again (see idempotency.ts). */
+async function createWithKey(
+  keys: IdempotencyKeys,
+  writes: ReportWriter,
+  origin: Origin,
+  key: string,
+  input: ReportInput,
+): Promise<CreateResult> {
+  const taken = await keys.take(origin.companyId, key, fingerprint(input));
+  try {
+    if ('replay' in taken) {
+      const { status, answer } = taken.replay;
+      if (status !== 200) throw refuse.again(status, answer);
+      return { result: 'ok', id: answer };
+    }
+    try {
+      const { id } = await writes.createOrUpdate(origin, input, taken.claim);
+      return { result: 'ok', id };
+    } catch (err) {
+      // A key not settled (the database gone) frees itself when its claim runs out.
+      await keys.settle(origin.companyId, taken.claim, err).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    keys.done(origin.companyId, key);
+  }
 }
