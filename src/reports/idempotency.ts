@@ -90,8 +90,10 @@ async function takeAll(db: Queryable, takes: Take[]): Promise<PromiseSettledResu
                   coalesce(k.fingerprint = decode(i.print, 'hex'), false) AS same, k.status, k.answer
              FROM i
              LEFT JOIN taken t ON t.company_id = i.company_id AND t.key = i.key AND t.claim = i.claim
-             LEFT JOIN idempotency_keys k
-                    ON k.company_id = i.company_id AND k.key = i.key AND k.expires_at > clock_timestamp()
+             -- LATERAL: an index probe per take (a join on the whole table is planned as a scan of it).
+             LEFT JOIN LATERAL (SELECT k.fingerprint, k.status, k.answer, k.key FROM idempotency_keys k
+                                 WHERE k.company_id = i.company_id AND k.key = i.key
+                                   AND k.expires_at > clock_timestamp()) k ON true
             ORDER BY i.ord`,
     values: [JSON.stringify(input), CLAIM_MS],
   });

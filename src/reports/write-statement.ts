@@ -126,18 +126,21 @@ function writtenCte(fold: boolean, idempotency: boolean): string {
  * writes), and its answer is kept for its retries in the write's own commit.
  */
 const HELD = `  ), held AS (
-    SELECT c.company_id, c.key FROM idempotency_keys c
-     WHERE (c.company_id, c.key, c.claim) IN (SELECT i.company_id, i.idem_key, i.idem_claim FROM i)
-     ORDER BY c.company_id, c.key
-       FOR UPDATE
+    -- LATERAL: an index probe per write (a join on the whole table is planned as a scan of it).
+    SELECT h.company_id, h.key, h.row_id
+      FROM i, LATERAL (SELECT c.company_id, c.key, c.ctid AS row_id FROM idempotency_keys c
+                        WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
+                          FOR UPDATE) h
   ), claimed AS (
     SELECT i.ord FROM i WHERE i.idem_claim IS NULL OR (i.company_id, i.idem_key) IN (SELECT company_id, key FROM held)
 `;
 const ANSWERED = `, answered AS (
-    UPDATE idempotency_keys c SET status = 200, answer = r.id::text, claim = NULL, claimed_until = NULL
-      FROM i JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
-     WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
-       AND ${applied(true)}
+    UPDATE idempotency_keys c SET status = 200, answer = x.id::text, claim = NULL, claimed_until = NULL
+      FROM (SELECT h.row_id, r.id
+              FROM i JOIN held h ON h.company_id = i.company_id AND h.key = i.idem_key
+              JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+             WHERE ${applied(true)}) x
+     WHERE c.ctid = x.row_id
   )`;
 
 /**
