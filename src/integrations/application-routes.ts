@@ -38,8 +38,8 @@ export function integrationsRouter(db: Pool, notifier: Notifier): Router {
   const router = Router();
   router.param('companyId', requireCompany(db));
   keyRoutes(router, db);
-  webhookRoutes(router, db, notifier, 'webhook', itself);
-  webhookRoutes(router, db, notifier, 'sandbox/webhook', sandboxOf);
+  webhookRoutes(router, db, notifier, 'webhook', itself, 'the company');
+  webhookRoutes(router, db, notifier, 'sandbox/webhook', sandboxOf, 'the sandbox');
   publishRoutes(router, db, notifier);
 
   router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
@@ -77,14 +77,14 @@ type Owner = (db: Pool, companyId: string) => Promise<string>;
 const itself: Owner = async (_db, companyId) => companyId;
 
 /** The webhook's address and secret and a test delivery, of the company (`webhook`) or of its sandbox. */
-function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner): void {
+function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner, whose: string): void {
   router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
     const { url } = req.body as WebhookInput;
     res.json(await setWebhook(db, await owner(db, req.params.companyId!), url, newWebhookSecret()));
   });
 
   router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {
-    res.json(await sendTestDelivery(db, notifier, await owner(db, req.params.companyId!)));
+    res.json(await sendTestDelivery(db, notifier, await owner(db, req.params.companyId!), whose));
   });
 
   router.post(`${COMPANY}/${path}/secret`, async (req, res: Response<SecretRotation>) => {
@@ -95,7 +95,7 @@ function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: strin
       newWebhookSecret(),
       overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
     );
-    if (!rotated) throw noWebhookAddress();
+    if (!rotated) throw noWebhookAddress(whose);
     res.json(rotated);
   });
 }

@@ -7,7 +7,8 @@ import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { sampleReport } from '../reports/index.js';
 import { newWebhookId } from './signing.js';
 
-export const noWebhookAddress = () => conflict('the company has no webhook address: set one first');
+/** 409 for a company (or its sandbox: `whose`) that has no webhook address. */
+export const noWebhookAddress = (whose = 'the company') => conflict(`${whose} has no webhook address: set one first`);
 
 /**
  * Sends the company's receiver a reportPublished request with a sample report, signed like every
@@ -17,9 +18,14 @@ export const noWebhookAddress = () => conflict('the company has no webhook addre
  * the notifier's places like a publish's, within the company's share (503 with Retry-After when none
  * is free for it, nothing sent).
  */
-export async function sendTestDelivery(pool: Pool, notifier: Notifier, companyId: string): Promise<WebhookTestResult> {
+export async function sendTestDelivery(
+  pool: Pool,
+  notifier: Notifier,
+  companyId: string,
+  whose?: string,
+): Promise<WebhookTestResult> {
   const target = await findWebhookTarget(pool, companyId);
-  if (!target) throw noWebhookAddress();
+  if (!target) throw noWebhookAddress(whose);
   const place = notifier.reserve(companyId);
   if ('refused' in place)
     throw refuse.unavailable(`${place.refused}: test again in a moment`, SLOTS_RETRY_AFTER_SECONDS);

@@ -99,6 +99,14 @@ describe('the sandbox: test keys and their world', () => {
     await api().post('/sandbox/reports/not-an-id/start').set('X-API-KEY', company.testKey).expect(404);
   });
 
+  it('answers 409 naming the sandbox for a test delivery or rotation before its address is set', async () => {
+    const company = await withSandbox();
+    for (const path of ['sandbox/webhook/test', 'sandbox/webhook/secret']) {
+      const res = await api().post(`/internal/companies/${company.companyId}/${path}`).set(auth).send({}).expect(409);
+      expect(res.body.error).to.equal('the sandbox has no webhook address: set one first');
+    }
+  });
+
   it('wipes the sandbox in one call and leaves the live reports', async () => {
     const company = await withSandbox();
     await create(company.testKey, reportInput()).expect(200);
