@@ -101,7 +101,10 @@ async function seed(databaseUrl: string): Promise<{ a: SeededCompany; b: SeededC
 
 async function startService(databaseUrl: string, appToken: string, caFile: string) {
   const port = await freePort();
-  const service = startChild('service', buildProduction(), {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
+  const service = startChild('service', [...profile, ...buildProduction()], {
     DATABASE_URL: databaseUrl,
     APP_TOKEN: appToken,
     PORT: String(port),

@@ -11,7 +11,8 @@
  * Environment (all optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 10),
  * BENCH_FAIRNESS_WARMUP (seconds of B alone before the baseline, not counted; default 2),
  * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
- * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies).
+ * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies),
+ * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops).
  */
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';

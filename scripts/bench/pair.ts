@@ -6,7 +6,7 @@
  * ratios (this tree / ref). One side idles while the other is driven, so both see the same machine.
  *
  * Environment (optional): PAIR_ROUNDS (default 5), PAIR_DURATION (seconds per run, default 5),
- * PAIR_CONNECTIONS (default 16). The service of this tree gets RATE_LIMIT_PER_MINUTE=1000000 (a budget
+ * PAIR_CONNECTIONS (default 16), PAIR_ONLY (only the cases whose names contain it). The service of this tree gets RATE_LIMIT_PER_MINUTE=1000000 (a budget
  * the run never reaches, so that the limiter's cost is in the figures).
  */
 import autocannon from 'autocannon';
@@ -85,7 +85,11 @@ const migrateScript = (url: string) =>
 
 async function startSide(name: string, treeRoot: string, databaseUrl: string, seeded: Omit<Side, 'name' | 'url'>) {
   const port = await freePort();
-  const args = buildArgs(treeRoot);
+  const prof = process.env.PAIR_CPU_PROF;
+  const args = [
+    ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof, name.replace(/\W+/g, '-'))}`] : []),
+    ...buildArgs(treeRoot),
+  ];
   startChild(name, args, serviceEnv(databaseUrl, port));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${url}/auth`, { 'x-api-key': seeded.company.key });
@@ -110,6 +114,10 @@ const CASES = [
         },
       ];
     },
+  },
+  {
+    name: 'GET /reports?limit=20',
+    requests: () => [{ method: 'GET' as const, path: '/reports?limit=20' }],
   },
   {
     name: 'POST /reports/new (create)',
@@ -168,7 +176,8 @@ async function main(): Promise<void> {
     await startSide('this tree', ROOT, after.url, after),
   ];
   const lines: string[][] = [];
-  for (const testCase of CASES) {
+  const only = process.env.PAIR_ONLY;
+  for (const testCase of CASES.filter((c) => !only || c.name.includes(only))) {
     for (const side of sides) await drive(side, testCase, 1); // warm-up
     const figures = sides.map(() => [] as number[]);
     const ratios: number[] = [];

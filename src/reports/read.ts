@@ -1,6 +1,7 @@
 import type { Report } from '../api-types.js';
 import type { Queryable } from '../db/pool.js';
 import { ALL_FIELDS, type ReportRow } from './fields.js';
+import { reportOf } from './output.js';
 import type { ListCursor } from './cursor.js';
 import { isUuid } from '../core/ids.js';
 
@@ -23,7 +24,7 @@ const REPORT_COLUMNS = [
 ].join(', ');
 
 function toReport(row: ReportRow): Report {
-  return Object.assign({}, ...ALL_FIELDS.map(([, field]) => field.output(row))) as Report;
+  return reportOf(ALL_FIELDS.map(([, field]) => field.output(row)));
 }
 
 /** The company's report, or undefined: unknown, malformed and other companies' ids look the same. */
