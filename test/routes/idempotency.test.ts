@@ -30,6 +30,33 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   }
 }
 
+/**
+ * Another server's request with this key, between its statement and its commit: the key stored with its
+ * answer (a report id of its own), not yet committed. waitedFor(): until a statement waits for its commit.
+ */
+async function keyBeingStored(company: TestCompany, key: string, body: object) {
+  const other = new pg.Client({ connectionString: databaseUrl() });
+  await other.connect();
+  await other.query('BEGIN');
+  const { rows } = await other.query<{ answer: string; pid: number }>(
+    `INSERT INTO idempotency_keys (company_id, key, fingerprint, status, answer, expires_at)
+     VALUES ($1, $2, $3, 200, gen_random_uuid()::text, clock_timestamp() + interval '1 day')
+     RETURNING answer, pg_backend_pid() AS pid`,
+    [company.companyId, key, fingerprint(body)],
+  );
+  const { answer, pid } = rows[0]!;
+  return {
+    answer,
+    waitedFor: () =>
+      until(async () => {
+        const blocked = await pool().query('SELECT FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        return blocked.rowCount === 1;
+      }),
+    commit: () => other.query('COMMIT'),
+    end: () => other.end(),
+  };
+}
+
 async function reportCount(companyId: string): Promise<number> {
   const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM reports WHERE company_id = $1', [
     companyId,
@@ -188,28 +215,43 @@ describe('POST /reports/new with an Idempotency-Key', () => {
     const company = await newCompany();
     const key = unique('key');
     const body = reportInput();
-    // The other server's request: its key stored with its answer, not yet committed.
-    const other = new pg.Client({ connectionString: databaseUrl() });
-    await other.connect();
+    const other = await keyBeingStored(company, key, body);
     try {
-      await other.query('BEGIN');
-      const { rows } = await other.query<{ answer: string; pid: number }>(
-        `INSERT INTO idempotency_keys (company_id, key, fingerprint, status, answer, expires_at)
-         VALUES ($1, $2, $3, 200, gen_random_uuid()::text, clock_timestamp() + interval '1 day')
-         RETURNING answer, pg_backend_pid() AS pid`,
-        [company.companyId, key, fingerprint(body)],
-      );
-      const { answer, pid } = rows[0]!;
       const waiting = create(company, body, key).then((res) => res);
-      // This request's statement, which did not see the key, waits for the other's commit to store its own.
-      await until(async () => {
-        const blocked = await pool().query('SELECT FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
-        return blocked.rowCount === 1;
-      });
-      await other.query('COMMIT');
+      await other.waitedFor();
+      await other.commit();
       const answered = await waiting;
-      expect([answered.status, answered.body.id]).to.deep.equal([200, answer]);
+      expect([answered.status, answered.body.id]).to.deep.equal([200, other.answer]);
       expect(await reportCount(company.companyId)).to.equal(0);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('runs the batch of such a create again write by write: the key answers, the other write is written once', async () => {
+    const company = await newCompany();
+    const gated = gatedDatabase(pool());
+    const writer = new ReportWriter(gated.db);
+    const { app } = newApp({ writes: writer });
+    const key = unique('key');
+    const body = reportInput();
+    const other = await keyBeingStored(company, key, body);
+    try {
+      // The first write holds the company's turn; the keyed create and one without a key wait for one batch.
+      const first = create(company, reportInput(), undefined, api(app)).then((res) => res);
+      while (gated.sizes.length === 0) await sleep(10);
+      const keyed = create(company, body, key, api(app)).then((res) => res);
+      const plain = create(company, reportInput({ notes: 'plain' }), undefined, api(app)).then((res) => res);
+      await until(async () => writer.waiting === 2);
+      gated.open();
+      await other.waitedFor();
+      await other.commit();
+      const answers = await Promise.all([first, keyed, plain]);
+      expect(answers.map((res) => res.status)).to.deep.equal([200, 200, 200]);
+      expect(answers[1]!.body.id).to.equal(other.answer);
+      // The batch of two failed (the key stored meanwhile), then each of its writes ran alone.
+      expect(gated.sizes).to.deep.equal([1, 2, 1, 1]);
+      expect(await reportCount(company.companyId)).to.equal(2);
     } finally {
       await other.end();
     }
@@ -247,6 +289,8 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
   let servers: RunningServer[] = [];
   after(() => servers.forEach((s) => s.kill()));
 
+  // A request that reaches a server while another request of that server holds the key gets 409; one
+  // whose statement meets the other server's key waits for its commit and answers with its report.
   it('make exactly one report; every answer is that report or a 409 to retry', async () => {
     servers = await Promise.all([startServer(), startServer()]);
     const company = await newCompany();
@@ -261,13 +305,16 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
           .send(body),
       ),
     );
-    const statuses = answers.map((res) => res.status);
+    const { rows } = await pool().query<{ id: string }>('SELECT id FROM reports WHERE company_id = $1', [
+      company.companyId,
+    ]);
+    expect(rows).to.have.length(1);
+    const answered = answers.map((res) => (res.status === 200 ? `200 ${res.body.id}` : String(res.status)));
     expect(
-      statuses.every((s) => s === 200 || s === 409),
-      statuses.join(','),
-    ).to.equal(true);
-    expect(new Set(answers.filter((res) => res.status === 200).map((res) => res.body.id)).size).to.equal(1);
-    expect(await reportCount(company.companyId)).to.equal(1);
+      answered.filter((a) => a !== `200 ${rows[0]!.id}` && a !== '409'),
+      answered.join(','),
+    ).to.deep.equal([]);
+    expect(answered).to.include(`200 ${rows[0]!.id}`);
     // Once answered, every retry gets that answer.
     const retry = await api(servers[1]!.baseUrl)
       .post('/reports/new')
@@ -275,6 +322,6 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
       .set('Idempotency-Key', key)
       .send(body)
       .expect(200);
-    expect(retry.body.id).to.equal(answers.find((res) => res.status === 200)!.body.id);
+    expect(retry.body.id).to.equal(rows[0]!.id);
   });
 });
