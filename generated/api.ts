@@ -61,12 +61,14 @@ export interface paths {
          *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
          *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
-         *     nothing. The same key with another body is refused (422); while the first request is still being
-         *     answered, a retry gets 409 and should wait and retry. Keys are per company and per world (a test
-         *     key's `Idempotency-Key` never meets a live key's); a key is free again
-         *     24 hours after its first use, or 60 seconds after a request that was never answered (its process
-         *     stopped) if a retry comes with the same body. `restId` keeps its meaning with or without a key.
-         *     Answers that ask you to retry later (429, 503) are not kept: the retry runs anew.
+         *     nothing. The same key with another body is refused (422). A retry sent while the first request is
+         *     still being answered gets 409 (wait, then retry) when it reaches the same server as the first; one
+         *     that reaches another server at that moment waits for the first request and gets its answer. Keys
+         *     are per company and per world (a test key's `Idempotency-Key` never meets a live key's); a key is
+         *     free again 24 hours after its first use. A key is kept in the commit of the report it wrote: a
+         *     request that got no answer (a timeout, a server that stopped) or one that asks you to retry later
+         *     (429, 503) kept its key only if it wrote its report, so its retry answers with that report, or
+         *     runs anew. `restId` keeps its meaning with or without a key.
          */
         post: operations["createOrUpdateReport"];
         delete?: never;
@@ -1624,8 +1626,9 @@ export interface operations {
              * @description The report with this `restId` has been published and can no longer be updated, or it is being
              *     published at this moment (an inspector's publish is delivering the `reportPublished` webhook, for at
              *     most about 20 seconds; should that delivery fail, the report can be updated again). Nothing changed.
-             *     Or a request with the same `Idempotency-Key` is still being answered (retry once it has been),
-             *     or took the key over while this one waited. Nothing changed.
+             *     Or a request with the same `Idempotency-Key` is still being answered by the server this one
+             *     reached (retry once it has been; a request with the key that reaches another server at that
+             *     moment waits for the first and gets its answer). Nothing changed.
              *     Or, with a test key, the sandbox holds 10,000 reports, its most, and this request would create
              *     another: nothing changed.
              */

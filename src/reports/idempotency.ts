@@ -1,30 +1,33 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { conflict, HttpError, refuse, unavailable } from '../core/errors.js';
-import { Batcher } from '../db/batcher.js';
+import { createHash } from 'node:crypto';
+import { conflict, HttpError, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 /**
  * Idempotency-Key on POST /reports/new, as draft-ietf-httpapi-idempotency-key-header has it (and Stripe
  * does): the same key with the same body within KEY_LIFETIME answers what the first request answered
- * and writes nothing; with another body, 422; while the first is still in flight, 409. Keys are per
- * company. A request takes the key (a claim, migration 13); its write commits only while the claim is
- * current, in the statement that records the answer (write-statement.ts), so a key makes one report at
- * most, across processes, even when a process stops mid-request and a retry takes the key over.
+ * and writes nothing; with another body, 422. Keys are per company. The key is taken in the write's own
+ * statement (write-statement.ts): a write whose key is kept is not applied and finds the kept answer; a
+ * write applied stores its key with its answer in the commit of its report, so a key makes one report at
+ * most, across processes, and a write that fails keeps no key. A retry sent while the first request is
+ * in flight gets 409 in the same process; in another, its statement waits for the first's commit and
+ * answers what it answered (migration 16).
  */
 
-/** How long a key is remembered (24 hours), and how long a request may hold it before a retry may take it over. */
-const KEY_LIFETIME = '24 hours';
-const CLAIM_MS = 60_000;
+/** How long a key is remembered. */
+export const KEY_LIFETIME = '24 hours';
 
-/** The request that holds a key: the write carries it, and commits only while it is current. */
-export interface IdempotencyClaim {
+/** A write's Idempotency-Key: the key, and the fingerprint of the body it came with. */
+export interface Idempotency {
   key: string;
-  claim: string;
+  print: Buffer;
 }
 
-/** What taking a key gives: the claim to write with, or the first request's answer to send again. */
-export type Taken = { claim: IdempotencyClaim } | { replay: { status: number; answer: string } };
+/** What a key kept, as a write sent with it found it: the first request's answer, and whether its body was this one. */
+export interface Kept {
+  status: number;
+  answer: string;
+  sameBody: boolean;
+}
 
 /** The key of an Idempotency-Key header: the draft's string form ("…") or, as Stripe's clients send it, bare. */
 export function idempotencyKey(header: string | undefined): string | undefined {
@@ -47,125 +50,39 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** One request's take of a key, in a batch of takes (one statement, one commit for all). */
-interface Take {
-  companyId: string;
-  key: string;
-  print: Buffer;
-  claim: string;
+/** The id of the report a kept key answered with; throws its refusal again, or 422 for another body. */
+export function answerAgain(kept: Kept): string {
+  if (!kept.sameBody) throw differentBody();
+  if (kept.status !== 200) throw refuse.again(kept.status, kept.answer);
+  return kept.answer;
 }
 
-type Found = { claimed: boolean; found: boolean; same: boolean; status: number | null; answer: string | null };
-
 /**
- * Takes of many requests in one statement: each key new (or past its lifetime, or held past CLAIM_MS
- * by a request that never answered, with the same body) is claimed; for the others, the key's row as
- * it was before the statement (a key another transaction takes meanwhile is not found: taken again).
- */
-async function takeAll(db: Queryable, takes: Take[]): Promise<PromiseSettledResult<Found>[]> {
-  const input = takes.map((t, ord) => ({
-    ord,
-    company_id: t.companyId,
-    key: t.key,
-    print: t.print.toString('hex'),
-    claim: t.claim,
-  }));
-  const { rows } = await db.query<Found>({
-    name: 'idempotency-take',
-    text: `WITH i AS (
-             SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(ord int, company_id uuid, key text, print text, claim uuid)
-           ), taken AS (
-             INSERT INTO idempotency_keys AS k (company_id, key, fingerprint, claim, claimed_until, expires_at)
-             SELECT company_id, key, decode(print, 'hex'), claim, clock_timestamp() + $2 * interval '1 millisecond',
-                    clock_timestamp() + interval '${KEY_LIFETIME}'
-               FROM i ORDER BY company_id, key
-             ON CONFLICT (company_id, key) DO UPDATE
-                SET fingerprint = EXCLUDED.fingerprint, claim = EXCLUDED.claim, claimed_until = EXCLUDED.claimed_until,
-                    expires_at = EXCLUDED.expires_at, status = NULL, answer = NULL
-              WHERE k.expires_at <= clock_timestamp()
-                 OR (k.status IS NULL AND k.claimed_until <= clock_timestamp() AND k.fingerprint = EXCLUDED.fingerprint)
-             RETURNING company_id, key, claim
-           )
-           SELECT t.claim IS NOT NULL AS claimed, k.key IS NOT NULL AS found,
-                  coalesce(k.fingerprint = decode(i.print, 'hex'), false) AS same, k.status, k.answer
-             FROM i
-             LEFT JOIN taken t ON t.company_id = i.company_id AND t.key = i.key AND t.claim = i.claim
-             -- LATERAL: an index probe per take (a join on the whole table is planned as a scan of it).
-             LEFT JOIN LATERAL (SELECT k.fingerprint, k.status, k.answer, k.key FROM idempotency_keys k
-                                 WHERE k.company_id = i.company_id AND k.key = i.key
-                                   AND k.expires_at > clock_timestamp()) k ON true
-            ORDER BY i.ord`,
-    values: [JSON.stringify(input), CLAIM_MS],
-  });
-  return rows.map((value) => ({ status: 'fulfilled', value }));
-}
-
-/** Takes of keys per company, gathered into batches as writes are (db/batcher.ts). */
-const TAKES_PER_BATCH = 64;
-
-/**
- * The keys of POST /reports/new. A request takes the company's key (409 at once when a request of
- * this process holds it); takes that arrive while the company's batch is in the database leave
- * together, so keeping keys costs creates a statement per batch, not a commit per request.
+ * The keys of POST /reports/new in this process: a key held by a request in flight answers 409 to
+ * another request of this process at once, without the database (its statement would wait for the
+ * first's commit, holding a connection).
  */
 export class IdempotencyKeys {
-  private readonly batcher: Batcher<Take, Found>;
   /** Keys held by requests of this process, by "<company> <key>". */
   private readonly held = new Set<string>();
 
-  constructor(
-    private readonly db: Queryable,
-    { waitMillis = 5000, maxInFlight = 2 } = {},
-  ) {
-    this.batcher = new Batcher<Take, Found>({
-      run: (takes) => takeAll(db, takes),
-      maxInFlight,
-      maxItems: TAKES_PER_BATCH,
-      maxBytes: 1024 * 1024,
-      size: (take) => take.key.length + 200,
-      group: (take) => take.companyId,
-      key: () => undefined,
-      failsWaiting: (err) => isDatabaseUnavailable(err),
-      waitMillis,
-      tooLong: () => unavailable('database unavailable'),
-    });
-  }
+  constructor(private readonly db: Queryable) {}
 
-  /**
-   * Takes the company's key for this request: the claim to write with, or the first request's answer
-   * to send again; 422 for another body, 409 while the first request is in flight. The caller ends
-   * with done(), whatever happened.
-   */
-  async take(companyId: string, key: string, print: Buffer): Promise<Taken> {
+  /** Holds the company's key for this request, or 409 while another request of this process holds it. The caller ends with done(). */
+  hold(companyId: string, key: string): void {
     const id = `${companyId} ${key}`;
     if (this.held.has(id)) throw inFlight();
     this.held.add(id);
-    try {
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const claim = randomUUID();
-        const found = await this.batcher.submit({ companyId, key, print, claim });
-        if (found.claimed) return { claim: { key, claim } };
-        // Taken by another process meanwhile, and not yet in this statement's snapshot: take it anew.
-        if (!found.found) continue;
-        if (!found.same) throw differentBody();
-        if (found.status !== null) return { replay: { status: found.status, answer: found.answer ?? '' } };
-        throw inFlight();
-      }
-      throw inFlight();
-    } catch (err) {
-      this.held.delete(id);
-      throw err;
-    }
   }
 
-  /** The request that took the key has answered (or failed): another of this process may take it. */
+  /** The request that held the key has answered (or failed): another of this process may hold it. */
   done(companyId: string, key: string): void {
     this.held.delete(`${companyId} ${key}`);
   }
 
-  /** The answer a write refused with, kept for the key's retries (or the key freed: see settleKey). */
-  settle(companyId: string, held: IdempotencyClaim, err: unknown): Promise<void> {
-    return settleKey(this.db, companyId, held, err);
+  /** The answer a write was refused with, kept for the key's retries (see keepRefusal). */
+  keepRefusal(companyId: string, idempotency: Idempotency, err: unknown): Promise<void> {
+    return keepRefusal(this.db, companyId, idempotency, err);
   }
 }
 
@@ -174,18 +91,28 @@ const differentBody = () =>
 const inFlight = () =>
   conflict('a request with this Idempotency-Key is still in flight: retry once it has been answered');
 
-/** The answer a write refused with (400, 409), kept for the key's retries; statuses worth retrying free the key instead. */
-export async function settleKey(db: Queryable, companyId: string, held: IdempotencyClaim, err: unknown): Promise<void> {
-  const final = err instanceof HttpError && err.status < 500 && err.status !== 429;
+/**
+ * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own
+ * after the write's (a rare path); statuses worth retrying (429, 5xx) keep nothing: the write wrote
+ * nothing, or, had it committed after all, it stored its key with its report. A key kept meanwhile by
+ * another request is left as it is; one past its lifetime is replaced.
+ */
+export async function keepRefusal(
+  db: Queryable,
+  companyId: string,
+  { key, print }: Idempotency,
+  err: unknown,
+): Promise<void> {
+  if (!(err instanceof HttpError) || err.status >= 500 || err.status === 429) return;
   await db.query({
-    name: final ? 'idempotency-refused' : 'idempotency-release',
-    text: final
-      ? `UPDATE idempotency_keys SET status = $4, answer = $5, claim = NULL, claimed_until = NULL
-          WHERE company_id = $1 AND key = $2 AND claim = $3`
-      : 'DELETE FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND claim = $3',
-    values: final
-      ? [companyId, held.key, held.claim, (err as HttpError).status, (err as HttpError).message]
-      : [companyId, held.key, held.claim],
+    name: 'idempotency-refused',
+    text: `INSERT INTO idempotency_keys AS p (company_id, key, fingerprint, status, answer, expires_at)
+           VALUES ($1, $2, $3, $4, $5, clock_timestamp() + interval '${KEY_LIFETIME}')
+           ON CONFLICT (company_id, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, answer = EXCLUDED.answer,
+                  expires_at = EXCLUDED.expires_at
+            WHERE p.expires_at <= clock_timestamp()`,
+    values: [companyId, key, print, err.status, err.message],
   });
 }
 

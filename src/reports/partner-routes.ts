@@ -1,8 +1,8 @@
 import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
-import { badRequest, notFound, refuse } from '../core/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
+import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
 import { sandboxHasRoom } from './sandbox.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './wording.js';
@@ -57,7 +57,10 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   return router;
 }
 
-/** A create sent with an Idempotency-Key: its answer, or the first request's again (see idempotency.ts). */
+/**
+ * A create sent with an Idempotency-Key: its answer, or the first request's again (see idempotency.ts).
+ * The key is stored by the write itself, with its report; a refusal is kept right after it.
+ */
 async function createWithKey(
   keys: IdempotencyKeys,
   writes: ReportWriter,
@@ -65,21 +68,18 @@ async function createWithKey(
   key: string,
   input: ReportInput,
 ): Promise<CreateResult> {
-  const taken = await keys.take(origin.companyId, key, fingerprint(input));
+  keys.hold(origin.companyId, key);
   try {
-    if ('replay' in taken) {
-      const { status, answer } = taken.replay;
-      if (status !== 200) throw refuse.again(status, answer);
-      return { result: 'ok', id: answer };
-    }
+    const idempotency = { key, print: fingerprint(input) };
+    let outcome;
     try {
-      const { id } = await writes.createOrUpdate(origin, input, taken.claim);
-      return { result: 'ok', id };
+      outcome = await writes.createOrUpdate(origin, input, idempotency);
     } catch (err) {
-      // A key not settled (the database gone) frees itself when its claim runs out.
-      await keys.settle(origin.companyId, taken.claim, err).catch(() => undefined);
+      // A refusal (400, 409) is kept for the key's retries; one that cannot be (the database gone) is not.
+      await keys.keepRefusal(origin.companyId, idempotency, err).catch(() => undefined);
       throw err;
     }
+    return { result: 'ok', id: 'kept' in outcome ? answerAgain(outcome.kept) : outcome.id };
   } finally {
     keys.done(origin.companyId, key);
   }

@@ -1,6 +1,6 @@
 import type { ReportInput } from '../api-types.js';
 import { INPUT_FIELDS, type Field, type Origin } from './fields.js';
-import type { IdempotencyClaim } from './idempotency.js';
+import { KEY_LIFETIME, type Idempotency } from './idempotency.js';
 
 /** The write statement of reports, derived from the field catalogue (fields.ts), and a write's input row. */
 
@@ -28,7 +28,7 @@ const INPUT_TYPES: Record<string, string> = Object.assign(
     integration_id: 'uuid',
     key_id: 'uuid',
     idem_key: 'text',
-    idem_claim: 'uuid',
+    idem_print: 'bytea',
   },
   ...FIELDS.map(([, write, field, flag]) => ({
     ...(write.inputs ?? field.columns),
@@ -43,11 +43,11 @@ const REPLACEABLE = FIELDS.flatMap(([, write, field, flag]) =>
 const CREATE_ONLY = Object.keys(INSERTED).filter((c) => !REPLACEABLE.some((f) => f.columns.includes(c)));
 /**
  * Whether write `i` is written: its key still exists, all its inspectors are users (and, sent with an
- * Idempotency-Key, its request still holds the key).
+ * Idempotency-Key, the key has no answer kept).
  */
 const applied = (idempotency: boolean) =>
   `(SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
-       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord IN (SELECT ord FROM claimed)' : ''}`;
+       AND i.ord IN (SELECT ord FROM keyed)${idempotency ? ' AND i.ord NOT IN (SELECT ord FROM kept)' : ''}`;
 /** The writes of one report in a batch: one company's restId, or a write without one alone. */
 const REPORT = (a: string) => `${a}.company_id, ${a}.rest_id, ${a}.alone`;
 
@@ -121,27 +121,45 @@ function writtenCte(fold: boolean, idempotency: boolean): string {
 }
 
 /**
- * The CTEs of a batch in which some write carries an Idempotency-Key: a write commits only while its
- * request still holds the key (idempotency.ts; a retry that took the key over meanwhile is the one that
- * writes), and its answer is kept for its retries in the write's own commit.
+ * The CTEs of a batch in which some write carries an Idempotency-Key (idempotency.ts). `kept`: the
+ * answer its key keeps, if any (an earlier request's, within the key's lifetime): that write is not
+ * applied, and answers again.
  */
-const HELD = `  ), held AS (
-    -- LATERAL: an index probe per write (a join on the whole table is planned as a scan of it).
-    SELECT h.company_id, h.key, h.row_id
-      FROM i, LATERAL (SELECT c.company_id, c.key, c.ctid AS row_id FROM idempotency_keys c
-                        WHERE c.company_id = i.company_id AND c.key = i.idem_key AND c.claim = i.idem_claim
-                          FOR UPDATE) h
-  ), claimed AS (
-    SELECT i.ord FROM i WHERE i.idem_claim IS NULL OR (i.company_id, i.idem_key) IN (SELECT company_id, key FROM held)
+const KEPT = `  ), kept AS (
+    -- LATERAL, and LIMIT so that it stays one: an index probe per write (a join on the whole table, as
+    -- the planner flattens a plain LATERAL subquery into, is planned as a scan of it).
+    SELECT i.ord, p.status, p.answer, p.fingerprint = i.idem_print AS same_body
+      FROM i, LATERAL (SELECT p.status, p.answer, p.fingerprint FROM idempotency_keys p
+                        WHERE p.company_id = i.company_id AND p.key = i.idem_key
+                          AND p.expires_at > clock_timestamp() LIMIT 1) p
 `;
-const ANSWERED = `, answered AS (
-    UPDATE idempotency_keys c SET status = 200, answer = x.id::text, claim = NULL, claimed_until = NULL
-      FROM (SELECT h.row_id, r.id
-              FROM i JOIN held h ON h.company_id = i.company_id AND h.key = i.idem_key
-              JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
-             WHERE ${applied(true)}) x
-     WHERE c.ctid = x.row_id
+/**
+ * `stored`: the key of each keyed write written, with its answer, in the statement (and so the commit)
+ * of its report: both stand or neither does. A key past its lifetime (not yet swept) is replaced. A live
+ * one is another request's, committed after this statement's snapshot (ON CONFLICT waited for it): it is
+ * left as it is, not returned, and the statement fails (the final SELECT's `key_stored`).
+ */
+const STORED = `, stored AS (
+    INSERT INTO idempotency_keys AS p (company_id, key, fingerprint, status, answer, expires_at)
+    SELECT i.company_id, i.idem_key, i.idem_print, 200, r.id::text, clock_timestamp() + interval '${KEY_LIFETIME}'
+      FROM i JOIN r ON r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id)
+     WHERE i.idem_key IS NOT NULL AND ${applied(true)}
+     -- Sorted, so every report row is locked before any key's, and the keys in one order.
+     ORDER BY i.company_id, i.idem_key
+    ON CONFLICT (company_id, key) DO UPDATE
+       SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, answer = EXCLUDED.answer,
+           expires_at = EXCLUDED.expires_at
+     WHERE p.expires_at <= clock_timestamp()
+    RETURNING p.company_id, p.key
   )`;
+/**
+ * The final SELECT's columns of a keyed batch: the answer a write's key kept, and `key_stored`, true
+ * for every write, or an error that fails the statement (SQLSTATE 40001, migration 16) when a write was
+ * written but its key not stored.
+ */
+const KEPT_COLUMNS = `kept.status AS kept_status, kept.answer AS kept_answer, kept.same_body,
+         CASE WHEN i.idem_key IS NULL OR r.id IS NULL OR (i.company_id, i.idem_key) IN (SELECT company_id, key FROM stored)
+              THEN true ELSE idempotency_key_taken(i.idem_key) END AS key_stored`;
 
 /**
  * Creates and updates of any number of reports in one statement, the same text for every batch
@@ -153,8 +171,10 @@ const ANSWERED = `, answered AS (
  * (`folded`), that creates it or, on a restId conflict, merges into it only if it is neither
  * published nor being published. The input is one JSON array of rows (`i`, in order `ord`); the
  * answer is one row per input row: the report of each write written (`created` for the write that
- * created it), whether its key was found, its inspectors that are not users. Writes take their rows'
- * locks in the order of (company, restId), so two batches never wait on each other in a cycle.
+ * created it), whether its key was found, its inspectors that are not users (and, in a keyed batch,
+ * the answer its Idempotency-Key kept). Writes take their rows' locks in the order of (company,
+ * restId), then their Idempotency-Keys' in the order of (company, key), so two batches never wait on
+ * each other in a cycle.
  */
 function upsertSql(fold: boolean, idempotency: boolean): string {
   return `
@@ -174,7 +194,7 @@ function upsertSql(fold: boolean, idempotency: boolean): string {
        FOR KEY SHARE
   ), keyed AS (
     SELECT i.ord FROM i WHERE i.key_id IS NULL OR (i.company_id, i.key_id) IN (SELECT company_id, id FROM k)
-${idempotency ? HELD : ''}  ), wanted AS (
+${idempotency ? KEPT : ''}  ), wanted AS (
     -- Each address once, at its first occurrence, as sent; folded by lower(), as users_company_email_key
     -- folds (JavaScript's toLowerCase() differs, e.g. for İ): one rule for what "the same address" is.
     SELECT DISTINCT ON (i.ord, lower(w.email)) i.ord, w.email, w.n
@@ -184,13 +204,13 @@ ${idempotency ? HELD : ''}  ), wanted AS (
     SELECT w.ord, w.n, u.name, u.email
       FROM wanted w JOIN i ON i.ord = w.ord
       JOIN users u ON u.company_id = i.users_of AND lower(u.email) = lower(w.email)
-  ), ${fold ? `${appliedCte(idempotency)}, ${foldedCte()}, ` : ''}${writtenCte(fold, idempotency)}${idempotency ? ANSWERED : ''}
+  ), ${fold ? `${appliedCte(idempotency)}, ${foldedCte()}, ` : ''}${writtenCte(fold, idempotency)}${idempotency ? STORED : ''}
   SELECT r.id, r.created AND r.id = i.new_id AS created, i.ord IN (SELECT ord FROM keyed) AS authorized,
-         ${idempotency ? 'i.ord IN (SELECT ord FROM claimed)' : 'true'} AS held,
+         ${idempotency ? `${KEPT_COLUMNS},` : ''}
          ARRAY(SELECT w.email FROM wanted w
                 WHERE w.ord = i.ord AND NOT EXISTS (SELECT FROM found f WHERE f.ord = w.ord AND f.n = w.n)
                 ORDER BY w.n) AS unknown
-    FROM i LEFT JOIN r ON ${fold ? 'i.ord IN (SELECT ord FROM applied) AND ' : ''}(r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))
+    FROM i LEFT JOIN r ON ${fold ? 'i.ord IN (SELECT ord FROM applied) AND ' : ''}(r.id = i.new_id OR (r.company_id = i.company_id AND r.rest_id = i.rest_id))${idempotency ? '\n    LEFT JOIN kept ON kept.ord = i.ord' : ''}
    ORDER BY i.ord`;
 }
 
@@ -198,8 +218,8 @@ ${idempotency ? HELD : ''}  ), wanted AS (
  * The statement, in four texts: `folding` for any batch, `distinct` (each write applied straight from
  * the input, without `applied` and `folded`, whose window sorts cost PostgreSQL per field) for a
  * batch in which no two writes have one restId; each also `…Idempotent` for a batch in which a write
- * carries an Idempotency-Key (claims checked, answers kept), so that the writes without one run the
- * statement they always ran.
+ * carries an Idempotency-Key (kept answers found, keys stored with the writes' answers), so that the
+ * writes without one run the statement they always ran.
  */
 export const UPSERT = {
   folding: upsertSql(true, false),
@@ -209,7 +229,7 @@ export const UPSERT = {
 };
 
 /** A write's input row (all but its `ord`); throws 400 for a field the statement must not see (bad invoice items). */
-export function inputRow(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Record<string, unknown> {
+export function inputRow(origin: Origin, input: ReportInput, idempotency?: Idempotency): Record<string, unknown> {
   const row: Record<string, unknown> = {
     company_id: origin.companyId,
     // The users a sandbox's reports name are its company's.
@@ -217,7 +237,8 @@ export function inputRow(origin: Origin, input: ReportInput, idempotency?: Idemp
     integration_id: origin.integrationId ?? null,
     key_id: origin.keyId ?? null,
     idem_key: idempotency?.key ?? null,
-    idem_claim: idempotency?.claim ?? null,
+    // bytea's hex input form, as jsonb_to_recordset reads it.
+    idem_print: idempotency ? `\\x${idempotency.print.toString('hex')}` : null,
   };
   for (const [name, write, , flag] of FIELDS) {
     Object.assign(row, write.params(input[name], origin));

@@ -6,7 +6,7 @@ import { badRequest, conflict, unavailable, type HttpError } from '../core/error
 import { quoted } from '../core/quoted.js';
 import { isUuid } from '../core/ids.js';
 import type { Origin } from './fields.js';
-import type { IdempotencyClaim } from './idempotency.js';
+import type { Idempotency, Kept } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
 
 /**
@@ -24,21 +24,23 @@ interface Write {
 }
 
 type Written = { id: string; created: boolean };
+/** A write's outcome: written, or (sent with an Idempotency-Key the statement found kept) not applied. */
+type Outcome = Written | { kept: Kept };
 
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
-function toWrite(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Write {
+function toWrite(origin: Origin, input: ReportInput, idempotency?: Idempotency): Write {
   const row = inputRow(origin, input, idempotency);
   return { origin, restId: input.restId, row, json: JSON.stringify(row) };
 }
 
 /**
  * Runs writes as one UPSERT (those of one restId applied in their order): each write's outcome, in
- * order — its report, or why it was refused (400 its key revoked, or unknown inspectors; 409 published
- * or being published, read only then, once per restId).
+ * order — its report, the answer its Idempotency-Key kept, or why it was refused (400 its key revoked,
+ * or unknown inspectors; 409 published or being published, read only then, once per restId).
  */
-async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
+async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
-  const idempotency = writes.some((w) => w.row.idem_claim !== null);
+  const idempotency = writes.some((w) => w.row.idem_key !== null);
   const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
   const fold = new Set(restIds).size < restIds.length;
   const variant = `${fold ? 'folding' : 'distinct'}${idempotency ? 'Idempotent' : ''}` as const;
@@ -46,8 +48,11 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
     id: string | null;
     created: boolean | null;
     authorized: boolean;
-    held: boolean;
     unknown: string[];
+    /** Of a keyed batch only: the answer the write's Idempotency-Key kept (null: none). */
+    kept_status?: number | null;
+    kept_answer?: string | null;
+    same_body?: boolean | null;
   }>({
     name: `report-upsert-${variant}`,
     text: UPSERT[variant],
@@ -62,8 +67,10 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
+      // Not applied: the first request with the key answered, whatever this one's API key or inspectors.
+      if (row.kept_status != null)
+        return { kept: { status: row.kept_status, answer: row.kept_answer!, sameBody: row.same_body === true } };
       if (!row.authorized) throw badRequest('invalid API key');
-      if (!row.held) throw conflict('a retry with this Idempotency-Key took it over while this request waited');
       if (row.unknown.length > 0)
         // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
         throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
@@ -75,18 +82,24 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
 
 /** A statement cut off by statement_timeout: the database answers, it was this statement that was slow. */
 const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
+/**
+ * A statement failed by migration 16's idempotency_key_taken (40001): a write was applied while another
+ * transaction stored its Idempotency-Key. Run again, the write finds the key and its answer.
+ */
+const isKeyTaken = (err: unknown) => (err as { code?: unknown } | null)?.code === '40001';
 
 /**
  * Runs a batch; when its statement fails for anything but the database being unreachable (one write
  * the database refuses, a deadlock with another process, a statement timeout: one write waiting on a
- * row lock holds the whole statement), each write runs again alone, so that one write's fault is never
- * another's.
+ * row lock holds the whole statement; an Idempotency-Key stored meanwhile by another process, even for
+ * a batch of one), each write runs again alone, once, so that one write's fault is never another's.
  */
-async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
+async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   try {
     return await upsert(db, writes);
   } catch (err) {
-    if (writes.length === 1 || (isDatabaseUnavailable(err) && !isStatementTimeout(err))) throw err;
+    if (isDatabaseUnavailable(err) && !isStatementTimeout(err)) throw err;
+    if (writes.length === 1 && !isKeyTaken(err)) throw err;
     return eachAlone(db, writes);
   }
 }
@@ -99,8 +112,8 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
  */
 const RERUN_CONNECTIONS = 2;
 
-async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Written>[]> {
-  const outcomes: PromiseSettledResult<Written>[] = [];
+async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
+  const outcomes: PromiseSettledResult<Outcome>[] = [];
   // Each restId's writes (by their place in the batch), in order; a write without one on its own.
   const chains = new Map<unknown, number[]>();
   writes.forEach((write, i) => {
@@ -138,7 +151,7 @@ async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettled
  * of its own.
  */
 export class ReportWriter {
-  private readonly batcher: Batcher<Write, Written>;
+  private readonly batcher: Batcher<Write, Outcome>;
 
   /**
    * batchesInFlight: statements in the database at once, all companies together (default: the pool's
@@ -153,7 +166,7 @@ export class ReportWriter {
       waitMillis = (db as Partial<Pool>).options?.connectionTimeoutMillis ?? 5000,
     } = {},
   ) {
-    this.batcher = new Batcher<Write, Written>({
+    this.batcher = new Batcher<Write, Outcome>({
       run: (writes) => upsertBatch(db, writes),
       maxInFlight: batchesInFlight,
       maxItems: WRITE_BATCH_ITEMS,
@@ -178,9 +191,13 @@ export class ReportWriter {
    * One INSERT … ON CONFLICT decides, so concurrent calls with a new restId still make one report.
    * Throws 400 (nothing written) for unknown inspectors, bad invoice items or a key revoked before the
    * write could commit, 409 for a published report or one whose publish is delivering its webhook
-   * (what the receiver gets is what is published).
+   * (what the receiver gets is what is published). With an Idempotency-Key: the write stores the key
+   * with its answer, in its own commit; or, when the key already has an answer kept (another
+   * process's request committed first included), writes nothing and answers `{ kept }`.
    */
-  createOrUpdate(origin: Origin, input: ReportInput, idempotency?: IdempotencyClaim): Promise<Written> {
+  createOrUpdate(origin: Origin, input: ReportInput): Promise<Written>;
+  createOrUpdate(origin: Origin, input: ReportInput, idempotency: Idempotency): Promise<Outcome>;
+  createOrUpdate(origin: Origin, input: ReportInput, idempotency?: Idempotency): Promise<Outcome> {
     return this.batcher.submit(toWrite(origin, input, idempotency));
   }
 }

@@ -1,7 +1,19 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import pg from 'pg';
+import { fingerprint } from '../../src/reports/idempotency.js';
 import { ReportWriter } from '../../src/reports/write.js';
 import { gatedDatabase } from '../support/gated-writes.js';
-import { api, newApp, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import {
+  api,
+  databaseUrl,
+  newApp,
+  newCompany,
+  pool,
+  reportInput,
+  unique,
+  type TestCompany,
+} from '../support/harness.js';
 import { startServer, type RunningServer } from '../support/server-process.js';
 
 /** Idempotency-Key on POST /reports/new (draft-ietf-httpapi-idempotency-key-header), through HTTP. */
@@ -10,6 +22,40 @@ const create = (company: TestCompany, body: object, key?: string, target = api()
   const req = target.post('/reports/new').set('X-API-KEY', company.key);
   return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body);
 };
+
+/** Waits until `condition()` resolves true, checking every 20 ms (at most 10 s). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await condition()); await sleep(20)) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold within 10 s');
+  }
+}
+
+/**
+ * Another server's request with this key, between its statement and its commit: the key stored with its
+ * answer (a report id of its own), not yet committed. waitedFor(): until a statement waits for its commit.
+ */
+async function keyBeingStored(company: TestCompany, key: string, body: object) {
+  const other = new pg.Client({ connectionString: databaseUrl() });
+  await other.connect();
+  await other.query('BEGIN');
+  const { rows } = await other.query<{ answer: string; pid: number }>(
+    `INSERT INTO idempotency_keys (company_id, key, fingerprint, status, answer, expires_at)
+     VALUES ($1, $2, $3, 200, gen_random_uuid()::text, clock_timestamp() + interval '1 day')
+     RETURNING answer, pg_backend_pid() AS pid`,
+    [company.companyId, key, fingerprint(body)],
+  );
+  const { answer, pid } = rows[0]!;
+  return {
+    answer,
+    waitedFor: () =>
+      until(async () => {
+        const blocked = await pool().query('SELECT FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        return blocked.rowCount === 1;
+      }),
+    commit: () => other.query('COMMIT'),
+    end: () => other.end(),
+  };
+}
 
 async function reportCount(companyId: string): Promise<number> {
   const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM reports WHERE company_id = $1', [
@@ -165,48 +211,77 @@ describe('POST /reports/new with an Idempotency-Key', () => {
     expect(report.inspectorNotes).to.equal('v3');
   });
 
-  it('lets a request that lost its key to a retry (its claim ran out while it waited) write nothing', async () => {
+  it("answers a create whose key another server's request stored while it waited with that answer, writing nothing", async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    const body = reportInput();
+    const other = await keyBeingStored(company, key, body);
+    try {
+      const waiting = create(company, body, key).then((res) => res);
+      await other.waitedFor();
+      await other.commit();
+      const answered = await waiting;
+      expect([answered.status, answered.body.id]).to.deep.equal([200, other.answer]);
+      expect(await reportCount(company.companyId)).to.equal(0);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('runs the batch of such a create again write by write: the key answers, the other write is written once', async () => {
     const company = await newCompany();
     const gated = gatedDatabase(pool());
-    const { app: slow } = newApp({ writes: new ReportWriter(gated.db) });
+    const writer = new ReportWriter(gated.db);
+    const { app } = newApp({ writes: writer });
     const key = unique('key');
-    const first = create(company, reportInput(), key, api(slow)).then((res) => res);
-    while (gated.sizes.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await pool().query(
-      "UPDATE idempotency_keys SET claimed_until = clock_timestamp() - interval '1 second' WHERE company_id = $1",
-      [company.companyId],
-    );
+    const body = reportInput();
+    const other = await keyBeingStored(company, key, body);
+    try {
+      // The first write holds the company's turn; the keyed create and one without a key wait for one batch.
+      const first = create(company, reportInput(), undefined, api(app)).then((res) => res);
+      while (gated.sizes.length === 0) await sleep(10);
+      const keyed = create(company, body, key, api(app)).then((res) => res);
+      const plain = create(company, reportInput({ notes: 'plain' }), undefined, api(app)).then((res) => res);
+      await until(async () => writer.waiting === 2);
+      gated.open();
+      await other.waitedFor();
+      await other.commit();
+      const answers = await Promise.all([first, keyed, plain]);
+      expect(answers.map((res) => res.status)).to.deep.equal([200, 200, 200]);
+      expect(answers[1]!.body.id).to.equal(other.answer);
+      // The batch of two failed (the key stored meanwhile), then each of its writes ran alone.
+      expect(gated.sizes).to.deep.equal([1, 2, 1, 1]);
+      expect(await reportCount(company.companyId)).to.equal(2);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('keeps no key for a create that failed in the database (its key and report roll back together): a retry writes', async () => {
+    const company = await newCompany();
+    const key = unique('key');
+    // A failure at the end of the write's statement, its report and key inserted (as a statement timeout
+    // would be): a trigger on the keys (only this file's tests write keys), not on the reports every test writes.
+    const fail = `fail_keys_of_${company.companyId.replaceAll('-', '_')}`;
+    await pool().query(`
+      CREATE FUNCTION ${fail}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = 'query_canceled';
+      END $$;
+      CREATE TRIGGER ${fail} AFTER INSERT ON idempotency_keys
+        FOR EACH ROW WHEN (NEW.company_id = '${company.companyId}' AND NEW.status = 200) EXECUTE FUNCTION ${fail}()`);
+    try {
+      await create(company, reportInput(), key).expect(503);
+    } finally {
+      await pool().query(`DROP TRIGGER ${fail} ON idempotency_keys; DROP FUNCTION ${fail}()`);
+    }
+    const { rows } = await pool().query('SELECT key FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
+    expect(rows).to.deep.equal([]);
+    expect(await reportCount(company.companyId)).to.equal(0);
     const retry = await create(company, reportInput(), key).expect(200);
-    gated.open();
-    const lost = await first;
-    expect(lost.status).to.equal(409);
-    expect(lost.body.error).to.match(/took it over/);
     expect(await reportCount(company.companyId)).to.equal(1);
     const again = await create(company, reportInput(), key).expect(200);
     expect(again.text).to.equal(retry.text);
-  });
-
-  it('frees the key of a request that was never answered once its claim runs out, for the same body only', async () => {
-    const company = await newCompany();
-    const key = unique('key');
-    // A request that took the key and whose process stopped: its claim, with no answer.
-    await pool().query(
-      `INSERT INTO idempotency_keys (company_id, key, fingerprint, claim, claimed_until, expires_at)
-       VALUES ($1, $2, '\\x00', gen_random_uuid(), clock_timestamp() + interval '1 minute', clock_timestamp() + interval '1 day')`,
-      [company.companyId, key],
-    );
-    await create(company, reportInput(), key).expect(422);
-    await pool().query('DELETE FROM idempotency_keys WHERE company_id = $1', [company.companyId]);
-    const first = await create(company, reportInput(), key).expect(200);
-    // Its write now "lost": the claim back in flight and run out. The same body takes the key over and
-    // answers anew, and the old claim could no longer commit anything.
-    await pool().query(
-      `UPDATE idempotency_keys SET status = NULL, answer = NULL, claim = gen_random_uuid(),
-              claimed_until = clock_timestamp() - interval '1 second' WHERE company_id = $1`,
-      [company.companyId],
-    );
-    const takenOver = await create(company, reportInput(), key).expect(200);
-    expect(takenOver.body.id).to.not.equal(first.body.id);
   });
 });
 
@@ -214,6 +289,8 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
   let servers: RunningServer[] = [];
   after(() => servers.forEach((s) => s.kill()));
 
+  // A request that reaches a server while another request of that server holds the key gets 409; one
+  // whose statement meets the other server's key waits for its commit and answers with its report.
   it('make exactly one report; every answer is that report or a 409 to retry', async () => {
     servers = await Promise.all([startServer(), startServer()]);
     const company = await newCompany();
@@ -228,13 +305,16 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
           .send(body),
       ),
     );
-    const statuses = answers.map((res) => res.status);
+    const { rows } = await pool().query<{ id: string }>('SELECT id FROM reports WHERE company_id = $1', [
+      company.companyId,
+    ]);
+    expect(rows).to.have.length(1);
+    const answered = answers.map((res) => (res.status === 200 ? `200 ${res.body.id}` : String(res.status)));
     expect(
-      statuses.every((s) => s === 200 || s === 409),
-      statuses.join(','),
-    ).to.equal(true);
-    expect(new Set(answers.filter((res) => res.status === 200).map((res) => res.body.id)).size).to.equal(1);
-    expect(await reportCount(company.companyId)).to.equal(1);
+      answered.filter((a) => a !== `200 ${rows[0]!.id}` && a !== '409'),
+      answered.join(','),
+    ).to.deep.equal([]);
+    expect(answered).to.include(`200 ${rows[0]!.id}`);
     // Once answered, every retry gets that answer.
     const retry = await api(servers[1]!.baseUrl)
       .post('/reports/new')
@@ -242,6 +322,6 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
       .set('Idempotency-Key', key)
       .send(body)
       .expect(200);
-    expect(retry.body.id).to.equal(answers.find((res) => res.status === 200)!.body.id);
+    expect(retry.body.id).to.equal(rows[0]!.id);
   });
 });
