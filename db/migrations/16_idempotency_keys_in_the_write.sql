@@ -19,10 +19,12 @@ ALTER TABLE idempotency_keys
 -- INSERT … ON CONFLICT waited for it), so the key answers that request's write and this one must not
 -- stand. SQLSTATE 40001 (serialization_failure): ReportWriter runs the statement's writes again, each in
 -- a statement of its own, whose snapshot sees the committed key and answers what it answered.
+-- The key is an argument (so that the call is made for each write, never folded) but not in the
+-- message: a partner's key is its own, and PostgreSQL logs the message.
 CREATE FUNCTION idempotency_key_taken(key text) RETURNS boolean
 LANGUAGE plpgsql AS $$
 BEGIN
-  RAISE EXCEPTION 'Idempotency-Key % was stored by another transaction while this statement ran', key
+  RAISE EXCEPTION 'an Idempotency-Key was stored by another transaction while this statement ran'
     USING ERRCODE = 'serialization_failure';
 END;
 $$;
