@@ -8,11 +8,18 @@ import { ChangeFeed } from './db/change-feed.js';
 import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
 import { ApiKeyCache, createNotifier } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
+import { EventLoopLoad } from './platform/limits/loop-load.js';
 import { RateLimiter } from './platform/limits/rate-limiter.js';
 
 /** Requests of one company waiting for their turn in this process, at most, and for how long. */
 const ADMISSION_MAX_WAITING = 256;
 const ADMISSION_WAIT_MS = 2_000;
+/**
+ * The event loop's utilisation past which a company that moved more than its share of the bytes waits
+ * for the loop (platform/limits/admission.ts): below it, another company's request seldom waits for the
+ * loop long; near 1, every request waits at each of its steps.
+ */
+const LOOP_BUSY = 0.5;
 /** How often this process sweeps Idempotency-Keys past their 24 hours and sandbox reports past their 30 days. */
 const SWEEP_MS = 10 * 60_000;
 
@@ -27,6 +34,7 @@ function partnerLimits(config: Config, db: Pool) {
     processBytes: config.bytesInFlight,
     maxWaiting: ADMISSION_MAX_WAITING,
     waitMillis: ADMISSION_WAIT_MS,
+    loop: new EventLoopLoad(LOOP_BUSY),
   });
   return { admission, rateLimiter };
 }

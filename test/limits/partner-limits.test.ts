@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { Server } from 'node:http';
 import { Admission, type AdmissionOptions } from '../../src/platform/limits/admission.js';
+import { EventLoopLoad } from '../../src/platform/limits/loop-load.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
@@ -176,6 +177,32 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect((await fourth).status).to.equal(200);
   });
 
+  it('holds a company that moved more than its share while the event loop is busy; the others go on', async () => {
+    let busy = false;
+    const options = { perCompany: 8, companyBytes: 8 << 20, processBytes: 32 << 20, maxWaiting: 8, waitMillis: 60_000 };
+    const { admission, baseUrl } = await servedWith({ ...options, loop: { busy: () => busy } });
+    // A moves more than B lately (three requests to B's one); both are at work.
+    for (let i = 0; i < 3; i++) await api(baseUrl).get('/auth').set('X-API-KEY', a.key).expect(200);
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    busy = true;
+    const held = api(baseUrl)
+      .get('/auth')
+      .set('X-API-KEY', a.key)
+      .then((res) => res);
+    await until(() => admission.load(a.companyId).waiting === 1, "A's request waiting for the loop");
+    // B, under its share, is served at once; A still waits while the loop is busy.
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(admission.load(a.companyId).waiting, 'A still waiting').to.equal(1);
+    busy = false;
+    expect((await held).status, 'served once the loop is no longer busy').to.equal(200);
+
+    // A company alone is never held for the loop: nobody else waits for it.
+    const alone = await newCompany();
+    const other = await servedWith({ ...options, loop: { busy: () => true } });
+    for (let i = 0; i < 3; i++) await api(other.baseUrl).get('/auth').set('X-API-KEY', alone.key).expect(200);
+  });
+
   it('refuses with 429 a request whose turn does not come in time', async () => {
     const { admission, baseUrl } = await servedWith({
       perCompany: 1,
@@ -307,6 +334,18 @@ describe('partner limits: each key has a budget, each company a fair share of th
     held.finish();
     expect((await held.answered).status).to.equal(200);
     expect((await read).status).to.equal(200);
+  });
+});
+
+describe('EventLoopLoad', () => {
+  it('is busy after the loop ran callbacks past its threshold, and not once it waited for I/O again', async () => {
+    const load = new EventLoopLoad(0.5);
+    load.busy();
+    const until = performance.now() + 40;
+    while (performance.now() < until); // the loop's thread busy for 40 ms
+    expect(load.busy(), 'after 40 ms of callbacks').to.equal(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(load.busy(), 'after 60 ms of waiting').to.equal(false);
   });
 });
 

@@ -1,3 +1,6 @@
+import { performance } from 'node:perf_hooks';
+import type { LoopLoad } from './loop-load.js';
+
 /**
  * Admission of each company's requests to the shared process: at most `perCompany` of a company's
  * requests are handled at once while other companies are at work too (`perCompanyAlone` while it is the
@@ -7,6 +10,13 @@
  * queue (first come, first served within the company; companies served in turn when the process's
  * bytes free up), so one company's flood queues behind itself and never ahead of another company.
  * The queue is bounded in length and in time: past either the request is refused.
+ *
+ * The event loop is shared the same way: while other companies are at work and the loop is busy
+ * (`loop`), a company that moved more than its share of the bytes lately (the recent bytes of the
+ * companies at work, divided by their number) waits until the loop is no longer busy. Each megabyte a
+ * request moves is milliseconds of the loop's one thread (decoding, parsing, checking, serialising,
+ * writing), and every other company's request waits for the loop at each of its steps: one company's
+ * large pages or bodies, admitted one at a time, would still keep it nearly full.
  */
 export interface AdmissionOptions {
   /** Requests of one company handled at once while other companies sent requests within the last second. */
@@ -21,6 +31,8 @@ export interface AdmissionOptions {
   maxWaiting: number;
   /** How long a request waits for its turn before it is refused. */
   waitMillis: number;
+  /** The event loop's load (default: never busy). */
+  loop?: LoopLoad;
 }
 
 /** Why a request was not admitted: its company's queue is full, or it waited waitMillis. */
@@ -45,6 +57,11 @@ interface Share {
 /** A company that asked for admission within this long is at work: the others' shares shrink to perCompany. */
 const ACTIVE_MS = 1_000;
 const PRUNE_MS = 100;
+/** The bytes a company moved lately: each admission's, halved every COST_HALF_LIFE_MS, plus REQUEST_COST for any request. */
+const COST_HALF_LIFE_MS = 1_000;
+const REQUEST_COST = 4 * 1024;
+/** A company waiting for a busy loop is looked at again this soon (nothing else may end meanwhile). */
+const LOOP_RETRY_MS = 5;
 
 export class Admission {
   private readonly shares = new Map<string, Share>();
@@ -55,6 +72,9 @@ export class Admission {
   /** When each company last asked for admission (Date.now()); older than ACTIVE_MS are dropped now and then. */
   private readonly lastSeen = new Map<string, number>();
   private prunedAt = 0;
+  /** The bytes each company at work moved lately (decayed to `at`, performance.now()). */
+  private readonly recent = new Map<string, { bytes: number; at: number }>();
+  private loopRetry: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: AdmissionOptions) {}
 
@@ -62,7 +82,7 @@ export class Admission {
   tryAdmit(companyId: string, bytes: number): (() => void) | undefined {
     this.seen(companyId);
     const share = this.shareOf(companyId);
-    if (share.queue.length === 0 && this.fits(share, bytes)) return this.take(companyId, share, bytes);
+    if (share.queue.length === 0 && this.fits(companyId, share, bytes)) return this.take(companyId, share, bytes);
     this.forgetIfIdle(companyId, share);
     return undefined;
   }
@@ -110,21 +130,45 @@ export class Admission {
     this.lastSeen.set(companyId, now);
     if (now - this.prunedAt < PRUNE_MS) return;
     this.prunedAt = now;
-    for (const [id, at] of this.lastSeen) if (now - at > ACTIVE_MS) this.lastSeen.delete(id);
+    for (const [id, at] of this.lastSeen) {
+      if (now - at > ACTIVE_MS) {
+        this.lastSeen.delete(id);
+        this.recent.delete(id);
+      }
+    }
   }
 
-  private fits(share: Share, bytes: number): boolean {
+  private fits(companyId: string, share: Share, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
     // A company alone is bounded by the process's bytes only: its share is lent as its places are.
     const others = this.lastSeen.size > 1;
     return (
       share.inFlight < (others ? perCompany : perCompanyAlone) &&
       (!others || share.inFlight === 0 || share.bytes + bytes <= companyBytes) &&
-      (this.bytes === 0 || this.bytes + bytes <= processBytes)
+      (this.bytes === 0 || this.bytes + bytes <= processBytes) &&
+      !(others && this.overLoopShare(companyId))
     );
   }
 
+  /** Whether the loop is busy and the company moved more than its share of the recent bytes (then it is looked at again soon). */
+  private overLoopShare(companyId: string): boolean {
+    if (!this.options.loop?.busy()) return false;
+    const now = performance.now();
+    let total = 0;
+    for (const id of this.lastSeen.keys()) total += this.recentBytes(id, now);
+    const over = this.recentBytes(companyId, now) > total / this.lastSeen.size;
+    if (over) this.loopRetry ??= setTimeout(() => ((this.loopRetry = undefined), this.pump()), LOOP_RETRY_MS).unref();
+    return over;
+  }
+
+  private recentBytes(companyId: string, now: number): number {
+    const recent = this.recent.get(companyId);
+    return recent ? recent.bytes * 0.5 ** ((now - recent.at) / COST_HALF_LIFE_MS) : 0;
+  }
+
   private take(companyId: string, share: Share, bytes: number): () => void {
+    const now = performance.now();
+    this.recent.set(companyId, { bytes: this.recentBytes(companyId, now) + bytes + REQUEST_COST, at: now });
     share.inFlight++;
     share.bytes += bytes;
     this.bytes += bytes;
@@ -162,7 +206,7 @@ export class Admission {
       for (const companyId of [...this.turns]) {
         const share = this.shares.get(companyId)!;
         const next = share.queue[0];
-        if (!next || !this.fits(share, next.bytes)) continue;
+        if (!next || !this.fits(companyId, share, next.bytes)) continue;
         share.queue.shift();
         clearTimeout(next.timer);
         // To the back of the line: the next grant goes to another company first.
