@@ -28,3 +28,17 @@ BEGIN
     USING ERRCODE = 'serialization_failure';
 END;
 $$;
+
+-- A write's kept key, if any: an index probe, whatever the planner believes of the table's size. Inline,
+-- a generic plan made while the table was empty or tiny (just after an ANALYZE, or on a new deployment)
+-- is a scan of the whole table, kept by every connection however the table grows until the next
+-- ANALYZE (measured: keyed creates at 844 requests/s where the same statement after an ANALYZE did
+-- 2,178). A function with a SET clause is never inlined; its query is planned with enable_seqscan off.
+CREATE FUNCTION idempotency_key_kept(company uuid, idem_key text)
+RETURNS TABLE (status smallint, answer text, fingerprint bytea)
+LANGUAGE sql STABLE
+SET enable_seqscan = off
+AS $$
+  SELECT k.status, k.answer, k.fingerprint FROM idempotency_keys k
+   WHERE k.company_id = company AND k.key = idem_key AND k.expires_at > clock_timestamp()
+$$;

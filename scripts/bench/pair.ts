@@ -119,8 +119,14 @@ const CASES = [
     name: 'GET /reports?limit=20',
     requests: () => [{ method: 'GET' as const, path: '/reports?limit=20' }],
   },
-  {
-    name: 'POST /reports/new (create)',
+  createCase('POST /reports/new (create)', false),
+  createCase('POST /reports/new (create, Idempotency-Key)', true),
+];
+
+/** Creates with restIds never used before; with `keyed`, each also with an Idempotency-Key of its own. */
+function createCase(name: string, keyed: boolean) {
+  return {
+    name,
     requests: (side: Side) => {
       let n = 0;
       const prefix = randomBytes(4).toString('hex');
@@ -128,15 +134,16 @@ const CASES = [
         {
           method: 'POST' as const,
           path: '/reports/new',
-          setupRequest: (req: object) => ({
-            ...req,
-            body: JSON.stringify(benchReport(`pair-${prefix}-${++n}`, side.company.inspectorEmail)),
-          }),
+          setupRequest: (req: autocannon.Request) => {
+            const restId = `pair-${prefix}-${++n}`;
+            const body = JSON.stringify(benchReport(restId, side.company.inspectorEmail));
+            return keyed ? { ...req, body, headers: { ...req.headers, 'idempotency-key': restId } } : { ...req, body };
+          },
         },
       ];
     },
-  },
-];
+  };
+}
 
 async function drive(side: Side, testCase: (typeof CASES)[number], duration: number): Promise<number> {
   const result = await autocannon({

@@ -126,12 +126,11 @@ function writtenCte(fold: boolean, idempotency: boolean): string {
  * applied, and answers again.
  */
 const KEPT = `  ), kept AS (
-    -- LATERAL, and LIMIT so that it stays one: an index probe per write (a join on the whole table, as
-    -- the planner flattens a plain LATERAL subquery into, is planned as a scan of it).
+    -- An index probe per keyed write, always (migration 16: a join on the table, or a generic plan made
+    -- while it was small, is a scan of all of it).
     SELECT i.ord, p.status, p.answer, p.fingerprint = i.idem_print AS same_body
-      FROM i, LATERAL (SELECT p.status, p.answer, p.fingerprint FROM idempotency_keys p
-                        WHERE p.company_id = i.company_id AND p.key = i.idem_key
-                          AND p.expires_at > clock_timestamp() LIMIT 1) p
+      FROM i, LATERAL idempotency_key_kept(i.company_id, i.idem_key) p
+     WHERE i.idem_key IS NOT NULL
 `;
 /**
  * `stored`: the key of each keyed write written, with its answer, in the statement (and so the commit)
