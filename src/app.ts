@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Pool } from './db/pool.js';
 import { companiesRouter } from './companies/index.js';
 import {
@@ -23,6 +23,7 @@ import { headAsGet } from './platform/http/head-as-get.js';
 import { requestLogger } from './platform/observability/request-log.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { openApiValidator } from './platform/http/openapi-validator.js';
+import { warmValidators } from './platform/http/warm-validators.js';
 import { operationsRouter } from './platform/observability/operations.js';
 import { docsRouter } from './platform/http/docs.js';
 import { jsonOnce } from './platform/http/json-once.js';
@@ -48,6 +49,14 @@ export interface AppDeps {
   trustProxy?: boolean;
   /** Each key's request budget and each company's share of the process (partner API). */
   limits: PartnerLimits;
+}
+
+const validators = new WeakMap<Express, RequestHandler[]>();
+
+/** Builds every validator of the app's document now (platform/http/warm-validators.ts): serve.ts does, before it listens. */
+export function warmUp(app: Express): Promise<void> {
+  const validator = validators.get(app);
+  return validator ? warmValidators(validator) : Promise.resolve();
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
@@ -92,7 +101,9 @@ export function createApp({
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
-  app.use(headAsGet(openApiValidator({ validateResponses })));
+  const validator = openApiValidator({ validateResponses });
+  app.use(headAsGet(validator));
+  validators.set(app, validator);
 
   app.use(authRouter());
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, notifier));

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { createApp, warmUp } from './app.js';
 import type { Config } from './config.js';
 import { createPool, type Pool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
@@ -88,6 +88,8 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     trustProxy: config.trustProxy,
     limits: { admission, rateLimiter },
   });
+  // Not built is only slower: the first request of each operation builds its validators as it comes.
+  await warmUp(app).catch((err: unknown) => logger.warn({ err: String(err) }, 'validators not built before listening'));
   const server = await listen(app, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

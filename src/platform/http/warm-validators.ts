@@ -1,0 +1,80 @@
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { listen, stopServer } from './listen.js';
+import { SPEC_PATH } from './openapi-validator.js';
+
+interface Operation {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+type Node = Record<string, unknown>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+/** A path parameter's value when the document gives no example: the ids are uuids. */
+const SOME_ID = '00000000-0000-4000-8000-000000000000';
+
+/** The first example of a request body (`example`, or the first of `examples`), following $refs. */
+function bodyExample(document: Node, operation: Node): unknown {
+  let body = operation.requestBody as Node | undefined;
+  if (typeof body?.$ref === 'string') body = resolve(document, body.$ref);
+  const media = (body?.content as Node | undefined)?.['application/json'] as Node | undefined;
+  if (!media) return undefined;
+  if (media.example !== undefined) return media.example;
+  const first = Object.values((media.examples as Node | undefined) ?? {})[0] as Node | undefined;
+  return typeof first?.$ref === 'string' ? resolve(document, first.$ref).value : first?.value;
+}
+
+const resolve = (document: Node, ref: string): Node =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<Node>((node, name) => node[name] as Node, document);
+
+/** Every operation of the document, with a path its parameters fill and an example body. */
+function operations(): Operation[] {
+  const document = parse(readFileSync(SPEC_PATH, 'utf8')) as Node;
+  return Object.entries(document.paths as Record<string, Node>).flatMap(([template, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({
+      method: method.toUpperCase(),
+      path: template.replace(/\{[^}]+\}/g, SOME_ID),
+      body: bodyExample(document, item[method] as Node),
+    })),
+  );
+}
+
+/**
+ * Builds the validators of every operation now, before the service listens. express-openapi-validator
+ * compiles an operation's request and response validators when its first request comes, and compiling
+ * blocks the event loop for tens to hundreds of milliseconds (measured: 231 ms for the webhook test's),
+ * during which every other request of every company waits. Here each operation gets one request (its
+ * document example as the body) through the very `validator` handlers the app uses, on a server of its
+ * own on 127.0.0.1 that answers every request with an empty body: the answer builds the operation's
+ * response validators (which refuse it; no matter, nothing is sent anywhere).
+ */
+export async function warmValidators(validator: RequestHandler[]): Promise<void> {
+  const app = express();
+  app.use(express.json(), validator);
+  app.use((_req, res) => {
+    res.json({});
+  });
+  const answer: ErrorRequestHandler = (_err, _req, res, _next) => {
+    if (!res.headersSent) res.status(500).end();
+  };
+  app.use(answer);
+  const server = await listen(app, 0, '127.0.0.1');
+  const { port } = server.address() as { port: number };
+  try {
+    for (const { method, path, body } of operations()) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+    }
+  } finally {
+    await stopServer(server, 1_000);
+  }
+}

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import AjvCore from 'ajv/dist/core.js';
+import { warmUp } from '../../src/app.js';
+import { api, newApp, newCompany, reportInput, APP_TOKEN } from '../support/harness.js';
+
+/**
+ * The validators of every operation are built before the service listens (serve.ts): built by the first
+ * request of each operation instead, they blocked the event loop (and every other company's requests)
+ * for tens to hundreds of milliseconds. Building one means adding its schemas to an Ajv instance.
+ */
+describe('validators built before the first request', () => {
+  const Ajv = (AjvCore as unknown as { default: typeof AjvCore }).default ?? AjvCore;
+  let added = 0;
+  const addSchema = Ajv.prototype.addSchema;
+  before(() => {
+    Ajv.prototype.addSchema = function (this: InstanceType<typeof Ajv>, ...args: Parameters<typeof addSchema>) {
+      added++;
+      return addSchema.apply(this, args);
+    } as typeof addSchema;
+  });
+  after(() => {
+    Ajv.prototype.addSchema = addSchema;
+  });
+
+  /** One request of several operations, answered with their own statuses: how many schemas they added. */
+  async function schemasAddedBy(app: Parameters<typeof api>[0]): Promise<number> {
+    const company = await newCompany();
+    const before = added;
+    await api(app).get('/auth').set('X-API-KEY', company.key).expect(200);
+    const { body } = await api(app).post('/reports/new').set('X-API-KEY', company.key).send(reportInput()).expect(200);
+    await api(app).get(`/reports/${body.id}`).set('X-API-KEY', company.key).expect(200);
+    await api(app).get('/reports?limit=5').set('X-API-KEY', company.key).expect(200);
+    await api(app).get('/reports/00000000-0000-4000-8000-000000000000').set('X-API-KEY', company.key).expect(404);
+    await api(app)
+      .get(`/internal/companies/${company.companyId}/api-keys`)
+      .set('Authorization', `Bearer ${APP_TOKEN}`)
+      .expect(200);
+    return added - before;
+  }
+
+  it('adds no schema when the app was warmed up; its first requests otherwise do', async () => {
+    const cold = newApp().app;
+    expect(await schemasAddedBy(cold), 'a cold app builds validators as requests come').to.be.greaterThan(0);
+    const warm = newApp().app;
+    await warmUp(warm);
+    expect(await schemasAddedBy(warm), 'a warmed app has built them all').to.equal(0);
+  });
+});
