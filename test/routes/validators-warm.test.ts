@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import AjvCore from 'ajv/dist/core.js';
+import * as ajvCore from 'ajv/dist/core.js';
 import { warmUp } from '../../src/app.js';
 import { api, newApp, newCompany, reportInput, APP_TOKEN } from '../support/harness.js';
 
@@ -9,17 +9,20 @@ import { api, newApp, newCompany, reportInput, APP_TOKEN } from '../support/harn
  * for tens to hundreds of milliseconds. Building one means adding its schemas to an Ajv instance.
  */
 describe('validators built before the first request', () => {
-  const Ajv = (AjvCore as unknown as { default: typeof AjvCore }).default ?? AjvCore;
+  // The class every Ajv of express-openapi-validator is (the core of ajv's draft classes).
+  type AddSchema = (this: unknown, ...args: unknown[]) => unknown;
+  const core = ajvCore as unknown as { default: { prototype: { addSchema: AddSchema } } };
+  const prototype = core.default.prototype;
   let added = 0;
-  const addSchema = Ajv.prototype.addSchema;
+  const addSchema = prototype.addSchema;
   before(() => {
-    Ajv.prototype.addSchema = function (this: InstanceType<typeof Ajv>, ...args: Parameters<typeof addSchema>) {
+    prototype.addSchema = function (this: unknown, ...args: unknown[]) {
       added++;
       return addSchema.apply(this, args);
-    } as typeof addSchema;
+    };
   });
   after(() => {
-    Ajv.prototype.addSchema = addSchema;
+    prototype.addSchema = addSchema;
   });
 
   /** One request of several operations, answered with their own statuses: how many schemas they added. */
