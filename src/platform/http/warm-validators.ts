@@ -1,7 +1,8 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { listen, stopServer } from './listen.js';
+import { createServer, type Server } from 'node:http';
+import { stopServer } from './listen.js';
 import { SPEC_PATH } from './openapi-validator.js';
 
 interface Operation {
@@ -63,7 +64,11 @@ export async function warmValidators(validator: RequestHandler[]): Promise<void>
     if (!res.headersSent) res.status(500).end();
   };
   app.use(answer);
-  const server = await listen(app, 0, '127.0.0.1');
+  // Exclusive: a cluster worker's port 0 would otherwise be one port shared by every worker (node:cluster).
+  const server = await new Promise<Server>((resolve, reject) => {
+    const created = createServer(app).once('error', reject);
+    created.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => resolve(created));
+  });
   const { port } = server.address() as { port: number };
   try {
     for (const { method, path, body } of operations()) {
