@@ -709,7 +709,8 @@ export interface paths {
          * Readiness probe
          * @description Answers 200 when the database is reachable and every migration in `db/migrations` has been
          *     applied; 503 (with `Retry-After`) otherwise, within the database connection timeout, whatever the
-         *     database does. A load balancer sends traffic only to ready instances.
+         *     database does, and for the first seconds after the process starts, while it builds the
+         *     validators of every operation. A load balancer sends traffic only to ready instances.
          */
         get: operations["checkReadiness"];
         put?: never;
@@ -3297,7 +3298,7 @@ export interface operations {
             417: components["responses"]["ExpectationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            /** @description The database cannot be reached, or it lacks migrations (the message lists them). */
+            /** @description The database cannot be reached, or it lacks migrations (the message lists them), or the process is still starting. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

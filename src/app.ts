@@ -51,12 +51,22 @@ export interface AppDeps {
   limits: PartnerLimits;
 }
 
-const validators = new WeakMap<Express, RequestHandler[]>();
+/** Each app's validator handlers, and whether they are being built (its /readyz then answers 503). */
+const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: boolean }>();
 
-/** Builds every validator of the app's document now (platform/http/warm-validators.ts): serve.ts does, before it listens. */
-export function warmUp(app: Express): Promise<void> {
-  const validator = validators.get(app);
-  return validator ? warmValidators(validator) : Promise.resolve();
+/**
+ * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serve.ts does
+ * once it listens; meanwhile the app's /readyz answers 503, so that a load balancer sends it nothing yet.
+ */
+export async function warmUp(app: Express): Promise<void> {
+  const entry = validators.get(app);
+  if (!entry) return;
+  entry.building = true;
+  try {
+    await warmValidators(entry.handlers);
+  } finally {
+    entry.building = false;
+  }
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
@@ -101,14 +111,18 @@ export function createApp({
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
-  const validator = openApiValidator({ validateResponses });
-  app.use(headAsGet(validator));
-  validators.set(app, validator);
+  const validation = { handlers: openApiValidator({ validateResponses }), building: false };
+  app.use(headAsGet(validation.handlers));
+  validators.set(app, validation);
 
   app.use(authRouter());
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, notifier));
   app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
-  app.use(operationsRouter(db, appToken));
+  app.use(
+    operationsRouter(db, appToken, () =>
+      validation.building ? 'starting: the validators are being built' : undefined,
+    ),
+  );
 
   app.use(unknownRoute);
   app.use(errorHandler(logger, WORDING));

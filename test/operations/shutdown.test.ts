@@ -76,6 +76,8 @@ describe('graceful shutdown of a real server process', function () {
   it('runs the production build (npm run build, then npm run start:production) the same way', async () => {
     server = await startServer(buildProduction());
     const { key } = await newCompany();
+    // Ready once it has built its validators, a moment after it listens.
+    await server.logged('validators built');
     await api(server.baseUrl).get('/readyz').expect(200);
     await api(server.baseUrl).get('/auth').set('X-API-KEY', key).expect(200);
     await api(server.baseUrl).post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
@@ -88,6 +90,7 @@ describe('graceful shutdown of a real server process', function () {
 
   it('exits 0 on SIGINT when idle', async () => {
     server = await startServer();
+    await server.logged('validators built');
     await api(server.baseUrl).get('/readyz').expect(200);
     server.child.kill('SIGINT');
     expect(await server.exited).to.equal(0);

@@ -41,11 +41,17 @@ describe('validators built before the first request', () => {
     return added - before;
   }
 
-  it('adds no schema when the app was warmed up; its first requests otherwise do', async () => {
+  it('adds no schema when the app was warmed up (not ready meanwhile); its first requests otherwise do', async () => {
     const cold = newApp().app;
     expect(await schemasAddedBy(cold), 'a cold app builds validators as requests come').to.be.greaterThan(0);
     const warm = newApp().app;
-    await warmUp(warm);
+    const warming = warmUp(warm);
+    // Meanwhile it is not ready: a load balancer sends it nothing yet.
+    const starting = await api(warm).get('/readyz').expect(503);
+    expect(starting.body.error).to.equal('starting: the validators are being built');
+    expect(starting.headers['retry-after']).to.match(/^\d+$/);
+    await warming;
+    await api(warm).get('/readyz').expect(200);
     expect(await schemasAddedBy(warm), 'a warmed app has built them all').to.equal(0);
   });
 });

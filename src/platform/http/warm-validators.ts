@@ -46,7 +46,7 @@ function operations(): Operation[] {
 }
 
 /**
- * Builds the validators of every operation now, before the service listens. express-openapi-validator
+ * Builds the validators of every operation now, as the service starts. express-openapi-validator
  * compiles an operation's request and response validators when its first request comes, and compiling
  * blocks the event loop for tens to hundreds of milliseconds (measured: 231 ms for the webhook test's),
  * during which every other request of every company waits. Here each operation gets one request (its
@@ -68,6 +68,8 @@ export async function warmValidators(validator: RequestHandler[]): Promise<void>
   const server = await new Promise<Server>((resolve, reject) => {
     const created = createServer(app).once('error', reject);
     created.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => resolve(created));
+    // A process stopping while it warms up does not wait for it.
+    created.unref();
   });
   const { port } = server.address() as { port: number };
   try {

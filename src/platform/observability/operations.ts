@@ -6,8 +6,11 @@ import { unavailable } from '../../core/errors.js';
 import { metricsSource } from './metrics.js';
 import { requireAppToken } from '../http/app-token.js';
 
-/** Operator endpoints: liveness and readiness probes (no key) and Prometheus metrics (application token). */
-export function operationsRouter(db: Pool, appToken: string): Router {
+/**
+ * Operator endpoints: liveness and readiness probes (no key) and Prometheus metrics (application token).
+ * `starting`: why the process is not ready yet although it listens (undefined once it is).
+ */
+export function operationsRouter(db: Pool, appToken: string, starting: () => string | undefined): Router {
   const router = Router();
   const metrics = metricsSource(db);
 
@@ -18,6 +21,8 @@ export function operationsRouter(db: Pool, appToken: string): Router {
   });
 
   router.get('/readyz', async (_req, res: Response<OperationalStatus>) => {
+    const why = starting();
+    if (why) throw unavailable(why);
     const pending = await pendingMigrations(db);
     if (pending.length > 0) throw unavailable(`database migrations not applied: ${pending.join(', ')}`);
     res.json({ status: 'ready' });
