@@ -90,10 +90,11 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   });
   const server = await listen(app, config.port, config.host);
   // Not ready (/readyz 503) until built; not built is only slower: each operation's first request builds its own.
-  void warmUp(app).then(
-    () => logger.info('validators built'),
-    (err: unknown) => logger.warn({ err: String(err) }, 'validators not built at start'),
-  );
+  if (config.warmValidators)
+    void warmUp(app).then(
+      () => logger.info('validators built'),
+      (err: unknown) => logger.warn({ err: String(err) }, 'validators not built at start'),
+    );
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -45,6 +45,12 @@ describe('operational configuration', () => {
     expect(() => loadConfig({ ...base, BYTES_IN_FLIGHT: 'lots' })).to.throw(ConfigError, /^BYTES_IN_FLIGHT must be/);
   });
 
+  it('builds the validators at start by default; WARM_VALIDATORS=false leaves them to the first requests', () => {
+    expect(loadConfig(base).warmValidators).to.equal(true);
+    expect(loadConfig({ ...base, WARM_VALIDATORS: 'false' }).warmValidators).to.equal(false);
+    expect(() => loadConfig({ ...base, WARM_VALIDATORS: 'later' })).to.throw(ConfigError, /^WARM_VALIDATORS/);
+  });
+
   it('has defaults for the database pool, its timeouts and the shutdown timeout', () => {
     expect(loadConfig(base)).to.include({
       migrationDatabaseUrl: undefined,
