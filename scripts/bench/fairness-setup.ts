@@ -135,6 +135,7 @@ export async function setUpStage(): Promise<Stage> {
   const appToken = `iat_${randomBytes(32).toString('base64url')}`;
   const { baseUrl, servicePid } = await startService(database.url, appToken, caFile);
   await waitUntilUp(`${baseUrl}/auth`, { 'x-api-key': a.key });
+  await waitUntilUp(`${baseUrl}/readyz`);
   const stage = { baseUrl, appToken, servicePid, databaseUrl: database.url, a, receivers: { slow, fast } };
   await appCall(stage, 'PUT', `/companies/${a.companyId}/webhook`, { url: slow.url('/a') });
   console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);

@@ -133,6 +133,7 @@ export class CaseRunner {
     this.targets.pids[target] = child.pid!;
     try {
       await waitUntilUp(`${this.targets.urls[target]}/auth`, this.smallHeaders);
+      await waitUntilUp(`${this.targets.urls[target]}/readyz`);
       await this.run(c, target);
       this.stoppedHwm.set(target, Math.max(this.stoppedHwm.get(target) ?? 0, memory(child.pid!).hwm));
     } finally {

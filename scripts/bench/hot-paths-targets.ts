@@ -44,6 +44,7 @@ async function startService(databaseUrl: string, productionArgs: string[], small
     serviceEnv(databaseUrl, port),
   );
   await waitUntilUp(`${url}/auth`, smallHeaders);
+  await waitUntilUp(`${url}/readyz`);
   return { service, url, idleRssMb: memory(service.pid!).rss };
 }
 

@@ -87,6 +87,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Waits until url answers 2xx (a service's /readyz: also until it has built its validators). */
 export async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
   for (let i = 0; i < 600; i++) {
     try {

@@ -93,6 +93,7 @@ async function startSide(name: string, treeRoot: string, databaseUrl: string, se
   startChild(name, args, serviceEnv(databaseUrl, port));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${url}/auth`, { 'x-api-key': seeded.company.key });
+  await waitUntilUp(`${url}/readyz`);
   return { company: seeded.company, ids: seeded.ids, name, url };
 }
 
