@@ -709,8 +709,9 @@ export interface paths {
          * Readiness probe
          * @description Answers 200 when the database is reachable and every migration in `db/migrations` has been
          *     applied; 503 (with `Retry-After`) otherwise, within the database connection timeout, whatever the
-         *     database does, and for the first seconds after the process starts, while it builds the
-         *     validators of every operation. A load balancer sends traffic only to ready instances.
+         *     database does, and (when the operator asks for it) for the first seconds after the process
+         *     starts, while it builds the validators of every operation. A load balancer sends traffic only
+         *     to ready instances.
          */
         get: operations["checkReadiness"];
         put?: never;

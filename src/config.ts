@@ -27,7 +27,7 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Validate every response against openapi.yaml (on in tests and by default). */
   readonly validateResponses: boolean;
-  /** Build every operation's validators once listening (/readyz 503 meanwhile), not at its first request. */
+  /** Build every operation's validators once listening (/readyz 503 meanwhile), not at its first request (off by default). */
   readonly warmValidators: boolean;
   /** Networks webhook receivers may be in despite the SSRF guard (local testing only); empty by default. */
   readonly webhookAllowedCidrs: readonly string[];
@@ -236,7 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: concurrency(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     validateResponses: boolean(env, 'VALIDATE_RESPONSES', true),
-    warmValidators: boolean(env, 'WARM_VALIDATORS', true),
+    warmValidators: boolean(env, 'WARM_VALIDATORS', false),
     ...webhookConfig(env),
     publicBaseUrl: publicBaseUrl(env, 'PUBLIC_BASE_URL'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),

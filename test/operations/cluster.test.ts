@@ -6,7 +6,7 @@ import { sample } from '../support/metrics.js';
 import { refusesConnections, startServer, type RunningServer } from '../support/server-process.js';
 
 // A request budget the tests never reach: one asks on a key as fast as it is answered until a worker
-// replaced has built its validators and listens, seconds on a loaded machine.
+// replaced listens, seconds on a loaded machine.
 const WORKERS = { WEB_CONCURRENCY: '2', RATE_LIMIT_PER_MINUTE: '1000000' };
 
 /** Starts the service with two workers; resolves once both listen, with their pids. */

@@ -45,9 +45,9 @@ describe('operational configuration', () => {
     expect(() => loadConfig({ ...base, BYTES_IN_FLIGHT: 'lots' })).to.throw(ConfigError, /^BYTES_IN_FLIGHT must be/);
   });
 
-  it('builds the validators at start by default; WARM_VALIDATORS=false leaves them to the first requests', () => {
-    expect(loadConfig(base).warmValidators).to.equal(true);
-    expect(loadConfig({ ...base, WARM_VALIDATORS: 'false' }).warmValidators).to.equal(false);
+  it('leaves the validators to the first requests by default; WARM_VALIDATORS=true builds them at start', () => {
+    expect(loadConfig(base).warmValidators).to.equal(false);
+    expect(loadConfig({ ...base, WARM_VALIDATORS: 'true' }).warmValidators).to.equal(true);
     expect(() => loadConfig({ ...base, WARM_VALIDATORS: 'later' })).to.throw(ConfigError, /^WARM_VALIDATORS/);
   });
 

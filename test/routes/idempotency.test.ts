@@ -292,9 +292,7 @@ describe('POST /reports/new: 50 identical requests with one Idempotency-Key at o
   // A request that reaches a server while another request of that server holds the key gets 409; one
   // whose statement meets the other server's key waits for its commit and answers with its report.
   it('make exactly one report; every answer is that report or a 409 to retry', async () => {
-    // Each builds its validators at their first requests: a warm-up (about 2 s of CPU) each is not what is tested.
-    const env = { WARM_VALIDATORS: 'false' };
-    servers = await Promise.all([startServer(undefined, env), startServer(undefined, env)]);
+    servers = await Promise.all([startServer(), startServer()]);
     const company = await newCompany();
     const key = unique('key');
     const body = reportInput({ notes: 'once' });
