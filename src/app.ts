@@ -56,7 +56,7 @@ const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: 
 
 /**
  * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serve.ts does
- * once it listens; meanwhile the app's /readyz answers 503, so that a load balancer sends it nothing yet.
+ * once it listens when WARM_VALIDATORS=true; meanwhile the app's /readyz answers 503, so that a load balancer sends it nothing yet.
  */
 export async function warmUp(app: Express): Promise<void> {
   const entry = validators.get(app);

@@ -46,7 +46,7 @@ function operations(): Operation[] {
 }
 
 /**
- * Builds the validators of every operation now, as the service starts. express-openapi-validator
+ * Builds the validators of every operation now (WARM_VALIDATORS=true: as the service starts). express-openapi-validator
  * compiles an operation's request and response validators when its first request comes, and compiling
  * blocks the event loop for tens to hundreds of milliseconds (measured: 231 ms for the webhook test's),
  * during which every other request of every company waits. Here each operation gets one request (its
