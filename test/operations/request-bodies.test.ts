@@ -68,6 +68,53 @@ describe('request body budgets', () => {
     });
   });
 
+  describe('decoding', () => {
+    const create = async (body: Buffer, status: number) => {
+      const { key } = await newCompany();
+      const post = api().post('/reports/new').set('X-API-KEY', key).set('Content-Type', 'application/json');
+      const res = await sendBytes(post, body).expect(status);
+      if (status !== 200) return res;
+      return api().get(`/reports/${res.body.id}`).set('X-API-KEY', key).expect(200);
+    };
+
+    it('reads a large body of text beyond ASCII exactly as sent (two-, three- and four-byte characters)', async () => {
+      // Over 16 KiB, so the body is decoded by transcoding rather than by V8's decoder.
+      const notes = `é漢😀 ${'ñ字𝄞'.repeat(20_000)} end`;
+      const res = await create(Buffer.from(JSON.stringify(reportInput({ notes }))), 200);
+      expect(res.body.inspectorNotes).to.equal(notes);
+    });
+
+    it('skips a leading byte order mark, as JSON readers may', async () => {
+      for (const notes of ['short', 'ü'.repeat(20_000)]) {
+        const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+        const res = await create(Buffer.concat([bom, Buffer.from(JSON.stringify(reportInput({ notes })))]), 200);
+        expect(res.body.inspectorNotes).to.equal(notes);
+      }
+    });
+
+    it('refuses with 400 a large body that is not valid JSON, or not an object or array at the top', async () => {
+      for (const body of [`{"notes": "${'ü'.repeat(20_000)}"`, `  "${'ü'.repeat(20_000)}"`, ' \n 42', ' \r\n\t ']) {
+        const res = await create(Buffer.from(body), 400);
+        expect(res.body).to.deep.equal({ error: 'the body is not valid JSON' });
+      }
+      // Bytes that are not UTF-8, in a body that is not JSON either.
+      const notUtf8 = Buffer.concat([Buffer.from(`{"notes": "${'ü'.repeat(20_000)}`), Buffer.from([0xff, 0xc0])]);
+      const res = await create(notUtf8, 400);
+      expect(res.body).to.deep.equal({ error: 'the body is not valid JSON' });
+    });
+
+    it('reads a charset named in any case as UTF-8, and refuses an empty one with 415', async () => {
+      const post = (type: string) =>
+        sendBytes(
+          api().post('/internal/companies').set('Authorization', appAuth).set('Content-Type', type),
+          Buffer.from('{"name": "Acme"}'),
+        );
+      await post('application/json; charset=UTF-8').expect(201);
+      const res = await post('application/json; charset=').expect(415);
+      expect(res.body).to.deep.equal({ error: 'unsupported body encoding: send UTF-8 JSON' });
+    });
+  });
+
   describe('Content-Encoding', () => {
     const report = JSON.stringify(reportInput());
     const post = async (encoding: string, body: Buffer) => {

@@ -1,4 +1,7 @@
+import { isUtf8, transcode } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as contentType from 'content-type';
+import typeis from 'type-is';
 import express, { type RequestHandler } from 'express';
 import { badRequest, refuse } from '../../core/errors.js';
 import { rejectInvalidUtf8 } from './utf8-body.js';
@@ -16,13 +19,23 @@ const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+/** How many times byte occurs in bytes, counted up to limit + 1 (by memchr, not a loop over every byte). */
+function occurrencesUpTo(bytes: Uint8Array, byte: number, limit: number): number {
+  let count = 0;
+  for (let at = bytes.indexOf(byte); at !== -1 && count <= limit; at = bytes.indexOf(byte, at + 1)) count++;
+  return count;
+}
+
 /**
  * Whether UTF-8 JSON text nests arrays and objects deeper than max: one pass over the bytes, counting
  * brackets outside strings, in constant stack and before JSON.parse builds anything. In UTF-8 every
  * byte of a multi-byte character is ≥ 0x80, so it never reads as a quote or a bracket. Text that is not
- * JSON at all is left to the parser to refuse.
+ * JSON at all is left to the parser to refuse. Text with at most max opening brackets in all cannot
+ * nest deeper: most bodies are answered by two searches for a byte, not by the scan.
  */
 export function nestsDeeperThan(json: Uint8Array, max: number): boolean {
+  const brackets = occurrencesUpTo(json, OPEN_BRACKET, max);
+  if (brackets + occurrencesUpTo(json, OPEN_BRACE, max - brackets) <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < json.length; i++) {
@@ -38,15 +51,54 @@ export function nestsDeeperThan(json: Uint8Array, max: number): boolean {
   return false;
 }
 
+const UNSUPPORTED_CHARSET = 'unsupported body encoding: send UTF-8 JSON';
+
 /** body-parser's verify hook: runs on the raw (inflated) bytes, after the size limit and before parsing. */
-function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer, charset: string): void {
-  // JSON between systems is UTF-8 (RFC 8259), and the depth scan reads UTF-8 bytes.
-  if (charset !== 'utf-8') throw refuse.unsupportedMediaType('unsupported body encoding: send UTF-8 JSON');
+function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer): void {
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw badRequest(`the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
   rejectInvalidUtf8(body);
 }
+
+/**
+ * The charset a JSON body is sent in: its Content-Type's, or UTF-8. JSON between systems is UTF-8
+ * (RFC 8259), and the depth scan reads UTF-8 bytes: any other is refused before the body is read.
+ */
+function charsetOf(req: IncomingMessage): string {
+  return contentType.parse(req.headers['content-type'] ?? '').parameters.charset?.toLowerCase() ?? 'utf-8';
+}
+
+/** From this many bytes on, UTF-8 is decoded by transcoding (simdutf/ICU): 5× faster than V8's decoder for text beyond ASCII. */
+const TRANSCODE_FROM_BYTES = 16 * 1024;
+const BOM = [0xef, 0xbb, 0xbf];
+const JSON_WHITESPACE = ' \t\n\r';
+
+/**
+ * The JSON a body holds (bytes already checked to be well-formed UTF-8 by checkRawBody), as body-parser's
+ * strict JSON parser reads it: a leading byte order mark skipped, an empty body read as {}, and
+ * anything but an object or array at the top refused. Large bodies are decoded by transcoding: V8's
+ * UTF-8 decoder takes about 4 ms per MiB of text beyond ASCII, on the event loop every company shares.
+ */
+export function parseJsonBody(bytes: Buffer): unknown {
+  const text = BOM.every((byte, i) => bytes[i] === byte) ? bytes.subarray(BOM.length) : bytes;
+  const json =
+    // Only well-formed UTF-8 transcodes: bytes that are not, and not JSON either, are refused below.
+    text.length >= TRANSCODE_FROM_BYTES && isUtf8(text)
+      ? transcode(text, 'utf8', 'utf16le').toString('utf16le')
+      : text.toString('utf8');
+  if (json.length === 0) return {};
+  let first = 0;
+  while (first < json.length && JSON_WHITESPACE.includes(json[first]!)) first++;
+  if (json[first] !== '{' && json[first] !== '[') throw badRequest(NOT_JSON);
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw badRequest(NOT_JSON);
+  }
+}
+
+const NOT_JSON = 'the body is not valid JSON';
 
 /** No operation of openapi.yaml with these methods takes a body: one sent along is never read. */
 export const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -54,13 +106,29 @@ export const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DE
 /** The largest body read (decompressed): 1 MiB, as openapi.yaml's 413 says. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+const JSON_TYPE = 'application/json';
+
 /**
  * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
  * (the bytes too), nested at most MAX_JSON_DEPTH deep. A body sent with a method whose operations
  * take none is left unread (Node discards it), so it cannot earn a 413 or 415 those operations do
- * not declare.
+ * not declare. body-parser reads the bytes (size limit, Content-Encoding, aborted requests); the text
+ * is decoded and parsed here (parseJsonBody).
  */
 export function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: MAX_BODY_BYTES, verify: checkRawBody });
-  return (req, res, next) => (BODILESS_METHODS.has(req.method) ? next() : parse(req, res, next));
+  const read = express.raw({ type: JSON_TYPE, limit: MAX_BODY_BYTES, verify: checkRawBody });
+  return (req, res, next) => {
+    if (BODILESS_METHODS.has(req.method)) return next();
+    if (typeis(req, [JSON_TYPE]) && charsetOf(req) !== 'utf-8')
+      return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
+    read(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      try {
+        if (Buffer.isBuffer(req.body)) req.body = parseJsonBody(req.body);
+      } catch (refused) {
+        return next(refused);
+      }
+      next();
+    });
+  };
 }
