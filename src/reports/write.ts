@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { badRequest, conflict, unavailable, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { isUuid } from '../core/ids.js';
+import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
 import type { Idempotency, Kept } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
@@ -167,7 +168,10 @@ export class ReportWriter {
     } = {},
   ) {
     this.batcher = new Batcher<Write, Outcome>({
-      run: (writes) => upsertBatch(db, writes),
+      run: async (writes) => {
+        await turnFor(writes.reduce((sum, w) => sum + w.json.length, 0));
+        return upsertBatch(db, writes);
+      },
       maxInFlight: batchesInFlight,
       maxItems: WRITE_BATCH_ITEMS,
       maxBytes: WRITE_BATCH_BYTES,

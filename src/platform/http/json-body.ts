@@ -4,6 +4,7 @@ import * as contentType from 'content-type';
 import typeis from 'type-is';
 import express, { type RequestHandler } from 'express';
 import { badRequest, refuse } from '../../core/errors.js';
+import { turnFor } from '../../core/loop-turns.js';
 import { rejectInvalidUtf8 } from './utf8-body.js';
 
 /**
@@ -123,12 +124,16 @@ export function jsonBody(): RequestHandler {
       return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
     read(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
+      if (!Buffer.isBuffer(req.body)) return next();
+      const bytes = req.body.length;
       try {
-        if (Buffer.isBuffer(req.body)) req.body = parseJsonBody(req.body);
+        req.body = parseJsonBody(req.body);
       } catch (refused) {
         return next(refused);
       }
-      next();
+      const turn = turnFor(bytes);
+      if (turn) void turn.then(() => next());
+      else next();
     });
   };
 }
