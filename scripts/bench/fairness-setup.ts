@@ -104,18 +104,22 @@ async function startService(databaseUrl: string, appToken: string, caFile: strin
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
     : [];
-  const service = startChild('service', [...profile, ...buildProduction()], {
-    DATABASE_URL: databaseUrl,
-    APP_TOKEN: appToken,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    NODE_EXTRA_CA_CERTS: caFile,
-    // No request budget unless one is asked for: A's floods must reach the service, so that what keeps
-    // B's latency is each company's share, not A's requests refused at the door.
-    RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0',
-  });
+  const service = startChild(
+    'service',
+    [...profile, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...buildProduction()],
+    {
+      DATABASE_URL: databaseUrl,
+      APP_TOKEN: appToken,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      NODE_EXTRA_CA_CERTS: caFile,
+      // No request budget unless one is asked for: A's floods must reach the service, so that what keeps
+      // B's latency is each company's share, not A's requests refused at the door.
+      RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0',
+    },
+  );
   return { baseUrl: `http://127.0.0.1:${port}`, servicePid: service.pid! };
 }
 

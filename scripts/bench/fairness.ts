@@ -8,11 +8,15 @@
  * Prints B's p50/p99 alone and under each flood side by side, with "every ratio within 3×, no 5xx
  * for B: met/missed", and writes the same figures as JSON.
  *
- * Environment (all optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 10),
- * BENCH_FAIRNESS_WARMUP (seconds of B alone before the baseline, not counted; default 2),
+ * Environment (all optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 30: B's p99 is then
+ * the 6th slowest of 600 answers, not the 2nd of 200, so one stall alone does not decide a row),
+ * BENCH_FAIRNESS_WARMUP (seconds of B alone before the baseline, not counted, in which B uses every
+ * operation of its phases once, so that no phase pays a process's first use of one; default 2),
  * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
  * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies),
- * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops).
+ * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops),
+ * BENCH_NODE_ARGS (more options for the service's node, space-separated: e.g. `--import <a module that
+ * logs the event loop's delay to stderr>`; the service's stderr is shown).
  */
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,7 +30,7 @@ import { cleanUpOnSignals, memory, ROOT, runBench, startChild } from './lifecycl
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
 
 const env = process.env;
-const DURATION = Number(env.BENCH_FAIRNESS_DURATION ?? 10);
+const DURATION = Number(env.BENCH_FAIRNESS_DURATION ?? 30);
 const WARMUP = Number(env.BENCH_FAIRNESS_WARMUP ?? 2);
 const OUT = path.resolve(ROOT, env.BENCH_FAIRNESS_OUT ?? 'bench-fairness.json');
 const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
@@ -104,10 +108,11 @@ function steadyConfig(stage: Stage, phase: string, durationSec: number): SteadyC
     rate: RATE,
     durationSec,
     restIdPrefix: `b-${phase}-${Date.now()}`,
-    webhook:
-      phase === 'slow-webhook'
-        ? { companyId: b.companyId, reportId: b.publishReportId, appToken: stage.appToken, everyMs: 1_000 }
-        : undefined,
+    // The warm-up sends B's application API calls too: what a process does once, at the first use of an
+    // operation (compile its validators, load the notifier's HTTP client), is done there, by B.
+    webhook: ['slow-webhook', 'warmup'].includes(phase)
+      ? { companyId: b.companyId, reportId: b.publishReportId, appToken: stage.appToken, everyMs: 1_000 }
+      : undefined,
   };
 }
 
@@ -123,6 +128,8 @@ async function phase(stage: Stage, flood: Flood, aloneP99Ms?: number): Promise<P
     `${flood.name}: B p50 ${row.b.p50Ms.toFixed(1)} ms, p99 ${row.b.p99Ms.toFixed(1)} ms` +
       `${row.p99Ratio === null ? '' : ` (${row.p99Ratio.toFixed(1)}×)`}, 5xx ${row.b5xx}, 429 ${row.b429}`,
   );
+  const slowest = result.samples.toSorted((x, y) => y.ms - x.ms).slice(0, 4);
+  console.log(`  B's slowest: ${slowest.map((s) => `${s.op} ${s.ms.toFixed(0)} ms at ${s.atMs} ms`).join(', ')}`);
   await sleep(SETTLE_MS);
   return row;
 }

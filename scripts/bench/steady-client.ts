@@ -33,6 +33,8 @@ export interface Sample {
   op: 'get' | 'list' | 'create' | 'webhook-test' | 'publish';
   /** Milliseconds from sending to the end of the answer's body. */
   ms: number;
+  /** When it was sent, in ms from the start of its phase. */
+  atMs: number;
   status: number;
   /** The body of a 5xx answer (its first 300 characters). */
   error?: string;
@@ -46,15 +48,19 @@ export interface SteadyResult {
 
 const TIMEOUT_MS = 30_000;
 
+/** The time origin of atMs: when this client started sending. */
+let phaseStart = performance.now();
+
 async function timed(op: Sample['op'], url: string, init: RequestInit): Promise<Sample> {
   const start = performance.now();
+  const atMs = Math.round(start - phaseStart);
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
     const body = await res.text();
-    const sample: Sample = { op, ms: performance.now() - start, status: res.status };
+    const sample: Sample = { op, ms: performance.now() - start, atMs, status: res.status };
     return res.status >= 500 ? { ...sample, error: body.slice(0, 300) } : sample;
   } catch {
-    return { op, ms: performance.now() - start, status: 0 };
+    return { op, ms: performance.now() - start, atMs, status: 0 };
   }
 }
 
@@ -108,6 +114,7 @@ async function openLoop(
 }
 
 export async function runSteady(config: SteadyConfig): Promise<SteadyResult> {
+  phaseStart = performance.now();
   const loops = [openLoop(1000 / config.rate, config.durationSec, (n) => partnerRequest(config, n))];
   if (config.webhook) {
     loops.push(openLoop(config.webhook.everyMs, config.durationSec, (n) => webhookRequest(config, n)));
