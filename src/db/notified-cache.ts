@@ -52,6 +52,8 @@ interface InFlight {
  * - A read that a change in its scope overtakes (delivered while it was in flight) may have read the
  *   old value: its result answers its own request but is not kept. One that started while the feed
  *   did not listen is not kept either.
+ * - A request for a key whose read is in flight joins that read when, after its barrier, no change has
+ *   overtaken it: a burst for a key not cached costs one read.
  * - Whenever the feed is lost, reconnecting, or frozen (a barrier not answered in time: the feed drops
  *   the connection), notifications may be missed: everything is forgotten, reads in flight are made
  *   stale, and every request reads the database until the feed listens again.
@@ -63,6 +65,8 @@ export class NotifiedCache<V> {
   private readonly maxAgeMs: number;
   private readonly entries: CacheEntries<V>;
   private readonly inFlight = new Set<InFlight>();
+  /** The read in flight of each key, which a request for that key may join rather than read again. */
+  private readonly reading = new Map<string, { inFlight: InFlight; value: Promise<unknown> }>();
   private readonly unsubscribe: (() => void)[];
   /** Closed: it hears no change any more, so it keeps nothing (reads still answer, from the database). */
   private closed = false;
@@ -81,8 +85,8 @@ export class NotifiedCache<V> {
    * change overtook it. T is what `lookup.read` returns for this key (a key is always read the same way).
    */
   async get<T extends V | undefined>(key: string, lookup: Lookup<T, V>, since: number = performance.now()): Promise<T> {
-    const cached = await this.cached(key, since);
-    return cached ? (cached.value as T) : this.read(key, lookup);
+    const found = (await this.cached(key, since)) ?? (await this.joined(key, since));
+    return found ? (found.value as T) : this.read(key, lookup);
   }
 
   /** Whether the cache can vouch for its entries now (its feed listens). */
@@ -115,11 +119,27 @@ export class NotifiedCache<V> {
     return this.entries.get(key) === entry ? { value: entry.value } : undefined;
   }
 
+  /**
+   * The answer of the read of key in flight, when no change overtook it up to the barrier for `since`:
+   * it read after every change committed before the request arrived, as a read of its own would. So a
+   * burst of requests for a key not cached costs one read, not one each (and a company's flood with a
+   * key just created takes one connection, not the pool).
+   */
+  private async joined(key: string, since: number): Promise<{ value: unknown } | undefined> {
+    const pending = this.reading.get(key);
+    if (!pending || pending.inFlight.stale || !(await this.feed.barrier(since)) || pending.inFlight.stale) {
+      return undefined;
+    }
+    return { value: await pending.value };
+  }
+
   private async read<T>(key: string, { scope, read, keep }: Lookup<T, V>): Promise<T> {
     const inFlight: InFlight = { scope, stale: !this.feed.listening };
     this.inFlight.add(inFlight);
+    const reading = { inFlight, value: read() };
+    this.reading.set(key, reading);
     try {
-      const value = await read();
+      const value = await reading.value;
       if (!inFlight.stale && !this.closed) {
         const placement = keep(value);
         if (placement) this.entries.set(key, placement, Date.now() + this.maxAgeMs);
@@ -127,6 +147,7 @@ export class NotifiedCache<V> {
       return value;
     } finally {
       this.inFlight.delete(inFlight);
+      if (this.reading.get(key) === reading) this.reading.delete(key);
     }
   }
 

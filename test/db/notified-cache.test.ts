@@ -134,6 +134,32 @@ describe('notified cache: the protocol of every cache on the change feed', () =>
     expect(await get(other), 'the other key changed').to.equal('after');
   });
 
+  it('requests for a key while its read is in flight join that read: a burst costs one database read', async () => {
+    const key = await newKey();
+    const { answer, release } = await heldRead(key);
+    const before = reads;
+    const joined = Array.from({ length: 20 }, () => get(key));
+    await sleep(50);
+    expect(reads, 'no read of their own while the first is in flight').to.equal(before);
+    release();
+    expect(await Promise.all([answer, ...joined])).to.deep.equal(Array(21).fill('before'));
+    expect(reads).to.equal(before);
+  });
+
+  it('a request does not join a read that a change committed before it arrived overtook: it reads again', async () => {
+    for (let round = 0; round < 10; round++) {
+      const key = await newKey();
+      const { answer, release } = await heldRead(key);
+      // Committed, its notification still on its way: the barrier of the next request delivers it.
+      await write(key, `after ${round}`);
+      const before = reads;
+      expect(await get(key), `round ${round}`).to.equal(`after ${round}`);
+      expect(reads, 'it read the database').to.equal(before + 1);
+      release();
+      expect(await answer, 'the overtaken read answers its own request').to.equal('before');
+    }
+  });
+
   it('a lost feed: everything is forgotten, reads go to the database until it listens, then caching resumes', async () => {
     const [key, inFlight] = [await cachedKey(), await newKey()];
     const keys = [key, inFlight];
