@@ -18,11 +18,14 @@
  * BENCH_NODE_ARGS (more options for the service's node, space-separated: e.g. `--import <a module that
  * logs the event loop's delay to stderr>`; the service's stderr is shown).
  */
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
 import { setUpStage, type Stage } from './fairness-setup.js';
@@ -130,8 +133,26 @@ async function phase(stage: Stage, flood: Flood, aloneP99Ms?: number): Promise<P
   );
   const slowest = result.samples.toSorted((x, y) => y.ms - x.ms).slice(0, 4);
   console.log(`  B's slowest: ${slowest.map((s) => `${s.op} ${s.ms.toFixed(0)} ms at ${s.atMs} ms`).join(', ')}`);
-  await sleep(SETTLE_MS);
+  await settle(stage);
   return row;
+}
+
+/**
+ * Between phases: what a flood left queued in the service drains, and what it wrote reaches the disk
+ * (a CHECKPOINT, then the operating system's dirty pages written back), so that a phase is not measured
+ * while the previous one's writes are flushed (measured: fsync stalls of 50-200 ms a minute after the
+ * creates flood, in whichever phase came then). A phase's own writes still stall it.
+ */
+async function settle(stage: Stage): Promise<void> {
+  await sleep(SETTLE_MS);
+  const client = new pg.Client({ connectionString: stage.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+  await promisify(execFile)('sync', [], { timeout: 60_000 });
 }
 
 function selectedFloods(): Flood[] {
@@ -180,6 +201,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const stage = await setUpStage();
   niced = lowerOwnPriority();
+  await settle(stage); // the seeding's writes too
   console.log(`warming up B alone for ${WARMUP} s`);
   await steady(steadyConfig(stage, 'warmup', WARMUP), async () => ({}));
   const alone = await phase(stage, ALONE);
