@@ -122,6 +122,23 @@ const CASES = [
   },
   createCase('POST /reports/new (create)', false),
   createCase('POST /reports/new (create, Idempotency-Key)', true),
+  {
+    // The side's seeded restIds (seed-1 … seed-1000), spread so that concurrent updates rarely wait on one row.
+    name: 'POST /reports/new (update)',
+    requests: (side: Side) => {
+      let n = 0;
+      return [
+        {
+          method: 'POST' as const,
+          path: '/reports/new',
+          setupRequest: (req: autocannon.Request) => ({
+            ...req,
+            body: JSON.stringify(benchReport(`seed-${1 + ((++n * 7919) % 1_000)}`, side.company.inspectorEmail)),
+          }),
+        },
+      ];
+    },
+  },
 ];
 
 /** Creates with restIds never used before; with `keyed`, each also with an Idempotency-Key of its own. */
