@@ -50,6 +50,15 @@ function heldCreate(baseUrl: string, key: string, body = JSON.stringify(reportIn
   return { finish: () => req.end(body.slice(10)), answered, settled: () => settled };
 }
 
+/** A company's share of 1 MiB (and 8 requests) while others are at work, in a process of 32 MiB. */
+const BYTE_SHARES: AdmissionOptions = {
+  perCompany: 8,
+  companyBytes: 1 << 20,
+  processBytes: 32 << 20,
+  maxWaiting: 8,
+  waitMillis: 60_000,
+};
+
 describe('partner limits: each key has a budget, each company a fair share of the process', () => {
   const servers: Server[] = [];
   let a: TestCompany;
@@ -252,13 +261,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
 
   it('bounds the bytes of bodies in flight per company and per process', async () => {
-    const { admission, baseUrl } = await servedWith({
-      perCompany: 8,
-      companyBytes: 1 << 20,
-      processBytes: (3 << 20) / 2,
-      maxWaiting: 8,
-      waitMillis: 60_000,
-    });
+    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, processBytes: (3 << 20) / 2 });
     // A create of each first, so their answers' size is known (an unknown one is held as the largest).
     for (const { key } of [a, b]) await api(baseUrl).post('/reports/new').set('X-API-KEY', key).send(reportInput());
     // B at work too: A's own byte share applies.
@@ -287,13 +290,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('bounds a company alone by the process’s bytes only', async () => {
     const company = await newCompany();
-    const { admission, baseUrl } = await servedWith({
-      perCompany: 8,
-      companyBytes: 1 << 20,
-      processBytes: 4 << 20,
-      maxWaiting: 8,
-      waitMillis: 60_000,
-    });
+    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, processBytes: 4 << 20 });
     const body = JSON.stringify(reportInput()).padEnd(700_000, ' ');
     const held = [heldCreate(baseUrl, company.key, body), heldCreate(baseUrl, company.key, body)];
     await until(
@@ -306,13 +303,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
 
   it('counts the answer a request is expected to send: a company of large answers has fewer in flight', async () => {
     const company = await newCompany();
-    const { admission, baseUrl } = await servedWith({
-      perCompany: 8,
-      companyBytes: 1 << 20,
-      processBytes: 32 << 20,
-      maxWaiting: 8,
-      waitMillis: 60_000,
-    });
+    const { admission, baseUrl } = await servedWith(BYTE_SHARES);
     await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const created = await api(baseUrl)
       .post('/reports/new')
@@ -339,13 +330,7 @@ describe('partner limits: each key has a budget, each company a fair share of th
   });
   it('counts an answer of a kind the company has not had yet as the largest: its first ones go in one at a time', async () => {
     const company = await newCompany();
-    const { admission, baseUrl } = await servedWith({
-      perCompany: 8,
-      companyBytes: 1 << 20,
-      processBytes: 32 << 20,
-      maxWaiting: 8,
-      waitMillis: 60_000,
-    });
+    const { admission, baseUrl } = await servedWith(BYTE_SHARES);
     await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200); // B at work: the byte share applies
     const held = heldCreate(baseUrl, company.key);
     await until(() => admission.load(company.companyId).inFlight === 1, 'a create in flight');
