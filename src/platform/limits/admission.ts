@@ -44,7 +44,6 @@ export class AdmissionRefused extends Error {
 
 interface Waiter {
   bytes: number;
-  moves: number;
   grant(release: () => void): void;
   timer: NodeJS.Timeout;
 }
@@ -79,23 +78,18 @@ export class Admission {
 
   constructor(private readonly options: AdmissionOptions) {}
 
-  /**
-   * Admits a request holding up to `bytes` at once if it fits now: the function that ends it, or
-   * undefined. `moves`: the bytes it is expected to move, counted in its company's recent bytes
-   * (default: `bytes`; less when `bytes` is a bound, not an estimate).
-   */
-  tryAdmit(companyId: string, bytes: number, moves = bytes): (() => void) | undefined {
+  /** Admits a request moving `bytes` at once if it fits now: the function that ends it, or undefined. */
+  tryAdmit(companyId: string, bytes: number): (() => void) | undefined {
     this.seen(companyId);
     const share = this.shareOf(companyId);
-    if (share.queue.length === 0 && this.fits(companyId, share, bytes))
-      return this.take(companyId, share, bytes, moves);
+    if (share.queue.length === 0 && this.fits(companyId, share, bytes)) return this.take(companyId, share, bytes);
     this.forgetIfIdle(companyId, share);
     return undefined;
   }
 
   /** Admits a request moving `bytes`: resolves with the function that ends it, or rejects with AdmissionRefused. */
-  admit(companyId: string, bytes: number, moves = bytes): Promise<() => void> {
-    const admitted = this.tryAdmit(companyId, bytes, moves);
+  admit(companyId: string, bytes: number): Promise<() => void> {
+    const admitted = this.tryAdmit(companyId, bytes);
     if (admitted) return Promise.resolve(admitted);
     const share = this.shareOf(companyId);
     if (share.queue.length >= this.options.maxWaiting) {
@@ -105,7 +99,6 @@ export class Admission {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
-        moves,
         grant: resolve,
         timer: setTimeout(() => {
           share.queue.splice(share.queue.indexOf(waiter), 1);
@@ -173,9 +166,9 @@ export class Admission {
     return recent ? recent.bytes * 0.5 ** ((now - recent.at) / COST_HALF_LIFE_MS) : 0;
   }
 
-  private take(companyId: string, share: Share, bytes: number, moves: number): () => void {
+  private take(companyId: string, share: Share, bytes: number): () => void {
     const now = performance.now();
-    this.recent.set(companyId, { bytes: this.recentBytes(companyId, now) + moves + REQUEST_COST, at: now });
+    this.recent.set(companyId, { bytes: this.recentBytes(companyId, now) + bytes + REQUEST_COST, at: now });
     share.inFlight++;
     share.bytes += bytes;
     this.bytes += bytes;
@@ -219,7 +212,7 @@ export class Admission {
         // To the back of the line: the next grant goes to another company first.
         this.turns.delete(companyId);
         if (share.queue.length > 0) this.turns.add(companyId);
-        next.grant(this.take(companyId, share, next.bytes, next.moves));
+        next.grant(this.take(companyId, share, next.bytes));
         granted = true;
       }
     }

@@ -67,16 +67,10 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
       }
     }
     const kind = kindOf(req);
-    // An answer of a kind the company has not had yet is held as the largest (a flood's first requests,
-    // which arrive together, do not all go in at once on an estimate of nothing), yet counted as nothing
-    // in the bytes it moved lately, until one is seen.
-    const expected = answers.expected(companyId, kind);
-    const body = bodyBytes(req);
-    const bytes = body + Math.min(expected ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-    const moves = body + Math.min(expected ?? 0, MAX_BODY_BYTES);
+    const bytes = bodyBytes(req) + Math.min(answers.expected(companyId, kind), MAX_BODY_BYTES);
     // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
     // once. The connection may already have closed (during the key check): then no 'close' comes again.
-    let release = admission.tryAdmit(companyId, bytes, moves);
+    let release = admission.tryAdmit(companyId, bytes);
     let closed = res.closed;
     res.once('close', () => {
       closed = true;
@@ -85,7 +79,7 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
     });
     const go = () => (closed ? release!() : next());
     if (release) return go();
-    admission.admit(companyId, bytes, moves).then(
+    admission.admit(companyId, bytes).then(
       (granted) => {
         release = granted;
         go();
