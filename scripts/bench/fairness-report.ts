@@ -33,6 +33,8 @@ export interface PhaseRow {
   aStatuses: Statuses;
   peakRssMb: number;
   clientMaxSendLagMs: number;
+  /** The machine's fsyncs of STALL_MS or more during the phase (disk-probe.ts), in ms. */
+  diskStallsMs: number[];
   durationSec: number;
 }
 
@@ -59,7 +61,13 @@ function byOperation(samples: Sample[]): Record<string, Statuses> {
 export function phaseRow(
   flood: { name: string; label: string },
   steady: SteadyResult,
-  extra: { aStatuses: Statuses; peakRssMb: number; durationSec: number; aloneP99Ms: number | undefined },
+  extra: {
+    aStatuses: Statuses;
+    peakRssMb: number;
+    durationSec: number;
+    aloneP99Ms: number | undefined;
+    diskStallsMs: number[];
+  },
 ): PhaseRow {
   const partner = steady.samples.filter((s) => ['get', 'list', 'create'].includes(s.op));
   const b = latency(partner);
@@ -79,6 +87,7 @@ export function phaseRow(
     aStatuses: extra.aStatuses,
     peakRssMb: extra.peakRssMb,
     clientMaxSendLagMs: steady.maxSendLagMs,
+    diskStallsMs: extra.diskStallsMs,
     durationSec: extra.durationSec,
   };
 }
@@ -107,6 +116,7 @@ export function table(rows: PhaseRow[]): string {
       "A's statuses",
       'A req/s',
       'peak RSS MB',
+      'disk stalls',
     ],
     rows.map((r) => [
       r.flood,
@@ -121,6 +131,7 @@ export function table(rows: PhaseRow[]): string {
       statusText(r.aStatuses),
       r.flood === 'alone' ? '' : (answered(r.aStatuses) / r.durationSec).toFixed(0),
       r.peakRssMb.toFixed(0),
+      r.diskStallsMs.length === 0 ? '-' : `${r.diskStallsMs.length}, max ${Math.max(...r.diskStallsMs)} ms`,
     ]),
   );
 }

@@ -6,10 +6,14 @@
  * receiver) and A's second company "A max" (50 inspectors and 40 reports of the maximal size the
  * contract allows, see maximal-report.ts).
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../src/platform/ports-and-pids.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
@@ -145,4 +149,37 @@ export async function setUpStage(): Promise<Stage> {
   console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);
   const aMax = await createMaximalCompany(stage);
   return { ...stage, aMax, b: await prepareB(stage, b) };
+}
+
+/** Between phases: what a flood left queued in the service drains. */
+const SETTLE_MS = 2_000;
+
+/**
+ * Between phases: what a flood left queued in the service drains, and what it wrote reaches the disk
+ * (a CHECKPOINT, then the operating system's dirty pages written back), so that a phase is not measured
+ * while the previous one's writes are flushed (measured: fsync stalls of 50-200 ms a minute after the
+ * creates flood, in whichever phase came then). A phase's own writes still stall it.
+ */
+export async function settle(stage: Stage): Promise<void> {
+  await sleep(SETTLE_MS);
+  const client = new pg.Client({ connectionString: stage.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+  await promisify(execFile)('sync', [], { timeout: 60_000 });
+}
+
+/** The machine's disk stalls (disk-probe.ts, a process at B's priority): those between two instants, in ms. */
+export function diskProbe(niced: boolean): { stallsMs(from: number, to: number): number[] } {
+  const child = startChild('disk-probe', ['--import', 'tsx', 'scripts/bench/disk-probe.ts'], {}, 'pipe');
+  if (niced) os.setPriority(child.pid!, 0);
+  const stalls: { at: number; ms: number }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const [at, ms] = line.split(' ').map(Number);
+    stalls.push({ at: at!, ms: ms! });
+  });
+  return { stallsMs: (from, to) => stalls.filter((s) => s.at >= from && s.at <= to).map((s) => s.ms) };
 }

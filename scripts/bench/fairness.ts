@@ -4,7 +4,8 @@
  * Starts a fresh embedded PostgreSQL and the production build of the service (one process), with
  * companies A and B (fairness-setup.ts). Company B sends a steady 20 requests a second, open-loop
  * (steady-client.ts, a process of its own), alone first, then under each of company A's floods
- * (fairness-floods.ts) in turn, each for the same time; the service's RSS is sampled meanwhile.
+ * (fairness-floods.ts) in turn, each for the same time; the service's RSS is sampled meanwhile, and
+ * the machine's disk stalls are measured by a probe of their own (disk-probe.ts).
  * Prints B's p50/p99 alone and under each flood side by side, with "every ratio within 3×, no 5xx
  * for B: met/missed", and writes the same figures as JSON.
  *
@@ -18,17 +19,13 @@
  * BENCH_NODE_ARGS (more options for the service's node, space-separated: e.g. `--import <a module that
  * logs the event loop's delay to stderr>`; the service's stderr is shown).
  */
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import pg from 'pg';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
-import { setUpStage, type Stage } from './fairness-setup.js';
+import { diskProbe, settle, setUpStage, type Stage } from './fairness-setup.js';
 import { cleanUpOnSignals, memory, ROOT, runBench, startChild } from './lifecycle.js';
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
 
@@ -40,8 +37,8 @@ const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
 const RATE = 20;
-/** Between phases: what a flood left queued in the service drains. */
-const SETTLE_MS = 2_000;
+/** A disk stall this long is told after the table: B's figures of that phase measure the machine too. */
+const DISK_STALL_MS = 50;
 
 /** The service's peak RSS from now until stop(): sampled every 100 ms, and its high-water mark reset now. */
 function rssSampler(pid: number): { stop(): number } {
@@ -121,38 +118,31 @@ function steadyConfig(stage: Stage, phase: string, durationSec: number): SteadyC
 
 const ALONE = { name: 'alone', label: 'nothing (B alone)', run: async () => ({}) };
 
+let disk: ReturnType<typeof diskProbe>;
+
 async function phase(stage: Stage, flood: Flood, aloneP99Ms?: number): Promise<PhaseRow> {
   const sampler = rssSampler(stage.servicePid);
+  const from = Date.now();
   const { aStatuses, result } = await steady(steadyConfig(stage, flood.name, DURATION), () =>
     flood.run(stage, DURATION),
   );
-  const row = phaseRow(flood, result, { aStatuses, peakRssMb: sampler.stop(), durationSec: DURATION, aloneP99Ms });
+  const diskStallsMs = disk.stallsMs(from, Date.now());
+  const row = phaseRow(flood, result, {
+    aStatuses,
+    peakRssMb: sampler.stop(),
+    durationSec: DURATION,
+    aloneP99Ms,
+    diskStallsMs,
+  });
   console.log(
     `${flood.name}: B p50 ${row.b.p50Ms.toFixed(1)} ms, p99 ${row.b.p99Ms.toFixed(1)} ms` +
-      `${row.p99Ratio === null ? '' : ` (${row.p99Ratio.toFixed(1)}×)`}, 5xx ${row.b5xx}, 429 ${row.b429}`,
+      `${row.p99Ratio === null ? '' : ` (${row.p99Ratio.toFixed(1)}×)`}, 5xx ${row.b5xx}, 429 ${row.b429}` +
+      `, disk stalls ${diskStallsMs.length}${diskStallsMs.length ? ` (max ${Math.max(...diskStallsMs)} ms)` : ''}`,
   );
   const slowest = result.samples.toSorted((x, y) => y.ms - x.ms).slice(0, 4);
   console.log(`  B's slowest: ${slowest.map((s) => `${s.op} ${s.ms.toFixed(0)} ms at ${s.atMs} ms`).join(', ')}`);
   await settle(stage);
   return row;
-}
-
-/**
- * Between phases: what a flood left queued in the service drains, and what it wrote reaches the disk
- * (a CHECKPOINT, then the operating system's dirty pages written back), so that a phase is not measured
- * while the previous one's writes are flushed (measured: fsync stalls of 50-200 ms a minute after the
- * creates flood, in whichever phase came then). A phase's own writes still stall it.
- */
-async function settle(stage: Stage): Promise<void> {
-  await sleep(SETTLE_MS);
-  const client = new pg.Client({ connectionString: stage.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('CHECKPOINT');
-  } finally {
-    await client.end();
-  }
-  await promisify(execFile)('sync', [], { timeout: 60_000 });
 }
 
 function selectedFloods(): Flood[] {
@@ -182,6 +172,13 @@ function printReport(rows: PhaseRow[], load: { before: number[]; after: number[]
     console.log(`B's application API calls under ${r.flood}: ${calls.join('; ')}`);
   }
   for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
+  const stalled = rows.filter((r) => r.diskStallsMs.some((ms) => ms >= DISK_STALL_MS)).map((r) => r.flood);
+  if (stalled.length > 0) {
+    console.log(
+      `the machine's disk stalled (an fsync of ${DISK_STALL_MS} ms or more) during: ${stalled.join(', ')}; ` +
+        `B's commits there waited for the disk whatever A did: run again for figures of the service`,
+    );
+  }
   console.log(
     `every ratio within ${MAX_RATIO}×, no 5xx for B: ${result.met ? 'met' : 'missed'}` +
       ` (ratios ${result.ratiosMet ? 'met' : 'missed'}, 5xx ${result.no5xx ? 'none' : 'some'})`,
@@ -201,6 +198,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const stage = await setUpStage();
   niced = lowerOwnPriority();
+  disk = diskProbe(niced);
   await settle(stage); // the seeding's writes too
   console.log(`warming up B alone for ${WARMUP} s`);
   await steady(steadyConfig(stage, 'warmup', WARMUP), async () => ({}));
