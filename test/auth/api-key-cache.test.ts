@@ -167,6 +167,17 @@ describe('API key cache (revocation through LISTEN/NOTIFY)', () => {
       expect(server.queries()).to.equal(1);
     });
 
+    it('refuses a burst of requests with a key it has not read yet with one key query: they join the read in flight', async () => {
+      const server = await cachingServer();
+      servers.push(server);
+      const { key } = newKey();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => api(server.app).get('/auth').set('X-API-KEY', key)),
+      );
+      expect(answers.map((res) => res.status)).to.deep.equal(Array(20).fill(400));
+      expect(server.queries()).to.equal(1);
+    });
+
     it('keeps refusing a revoked key, from the cache once it has read the revocation', async () => {
       const server = await cachingServer();
       servers.push(server);
