@@ -117,11 +117,12 @@ const JSON_TYPE = 'application/json';
  * is decoded and parsed here (parseJsonBody).
  */
 export function jsonBody(): RequestHandler {
-  const read = express.raw({ type: JSON_TYPE, limit: MAX_BODY_BYTES, verify: checkRawBody });
+  // Whether a body is JSON is decided below, once: the reader reads every body that reaches it.
+  const read = express.raw({ type: () => true, limit: MAX_BODY_BYTES, verify: checkRawBody });
   return (req, res, next) => {
-    if (BODILESS_METHODS.has(req.method)) return next();
-    if (typeis(req, [JSON_TYPE]) && charsetOf(req) !== 'utf-8')
-      return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
+    // No body, or not JSON: left unread, for the validator to refuse as the operation declares.
+    if (BODILESS_METHODS.has(req.method) || !typeis(req, [JSON_TYPE])) return next();
+    if (charsetOf(req) !== 'utf-8') return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
     read(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
       if (!Buffer.isBuffer(req.body)) return next();
