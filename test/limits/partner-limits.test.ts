@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import type { Server } from 'node:http';
-import { Admission, type AdmissionOptions } from '../../src/platform/limits/admission.js';
+import { Admission, LENT_BYTES, type AdmissionOptions } from '../../src/platform/limits/admission.js';
 import { EventLoopLoad } from '../../src/platform/limits/loop-load.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
@@ -286,17 +286,62 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect((await a2.answered).status).to.equal(200);
   });
 
-  it('bounds a company alone by the process’s bytes only', async () => {
+  it('lends a company alone LENT_BYTES times its byte share, not the whole process: another finds at most that much ahead', async () => {
     const company = await newCompany();
-    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, processBytes: 4 << 20 });
-    const body = JSON.stringify(reportInput()).padEnd(700_000, ' ');
-    const held = [heldCreate(baseUrl, company.key, body), heldCreate(baseUrl, company.key, body)];
+    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, processBytes: 32 << 20 });
+    // Bodies of 100 KB under the company's 1 MiB: LENT_BYTES of them fit in LENT_BYTES × 1 MiB, one more
+    // waits though the process has room for it.
+    const body = JSON.stringify(reportInput()).padEnd((1 << 20) - 100_000, ' ');
+    const held = Array.from({ length: LENT_BYTES + 1 }, () => heldCreate(baseUrl, company.key, body));
+    await until(() => admission.load(company.companyId).inFlight === LENT_BYTES, 'LENT_BYTES bodies in flight');
+    await until(() => admission.load(company.companyId).waiting === 1, 'the last one waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(admission.load(company.companyId).inFlight, 'no more in flight').to.equal(LENT_BYTES);
+    held[0]!.finish();
+    expect((await held[0]!.answered).status).to.equal(200);
     await until(
-      () => admission.load(company.companyId).inFlight === 2,
-      'two 700 KB bodies in flight, past the company’s 1 MiB',
+      () => admission.load(company.companyId).waiting === 0,
+      'the last one admitted in the first one’s place',
     );
-    for (const request of held) request.finish();
-    for (const request of held) expect((await request.answered).status).to.equal(200);
+    for (const request of held.slice(1)) request.finish();
+    for (const request of held.slice(1)) expect((await request.answered).status).to.equal(200);
+  });
+
+  it('ends the waits of requests queued together at times of their own, each within waitMillis', async () => {
+    // The first wait drawn is the whole of waitMillis, the second half of it.
+    const draws = [0.999, 0];
+    const { admission, baseUrl } = await servedWith({
+      perCompany: 1,
+      companyBytes: 8 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 8,
+      waitMillis: 600,
+      random: () => draws.shift() ?? 0,
+    });
+    const held = heldCreate(baseUrl, a.key);
+    await until(() => admission.load(a.companyId).inFlight === 1, 'holding company A');
+    const refusals: string[] = [];
+    const sent = Date.now();
+    const wait = (name: string) =>
+      api(baseUrl)
+        .get('/reports')
+        .set('X-API-KEY', a.key)
+        .then((res) => {
+          refusals.push(name);
+          return { res, after: Date.now() - sent };
+        });
+    const first = wait('first');
+    await until(() => admission.load(a.companyId).waiting === 1, 'the first waiting');
+    const second = wait('second');
+    const [one, two] = await Promise.all([first, second]);
+    for (const { res, after } of [one, two]) {
+      expect(res.status).to.equal(429);
+      expect(res.body.error).to.match(/waited too long/);
+      expect(after, 'no wait ends before half of waitMillis').to.be.at.least(300);
+    }
+    expect(refusals, 'the later request, drawn the shorter wait, is refused first').to.deep.equal(['second', 'first']);
+    held.finish();
+    expect((await held.answered).status).to.equal(200);
   });
 
   it('counts the answer a request is expected to send: a company of large answers has fewer in flight', async () => {

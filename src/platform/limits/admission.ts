@@ -17,23 +17,40 @@ import type { LoopLoad } from './loop-load.js';
  * request moves is milliseconds of the loop's one thread (decoding, parsing, checking, serialising,
  * writing), and every other company's request waits for the loop at each of its steps: one company's
  * large pages or bodies, admitted one at a time, would still keep it nearly full.
+ *
+ * What is lent to a company alone is bounded in bytes too (`companyBytesAlone`): all of it is still in
+ * flight when another company comes to work, ahead of that company's first requests (measured: 32 MiB of
+ * one company's 1 MiB bodies, admitted while it was alone, kept another company's first answers 100-280 ms
+ * late). And requests that waited together are not all refused in the same moment: each one's wait ends at
+ * a time of its own, between half and all of `waitMillis`, for a refused request's body is still read
+ * (to keep its connection), and a flood's queue refused at once is that many bodies read at once.
  */
 export interface AdmissionOptions {
   /** Requests of one company handled at once while other companies sent requests within the last second. */
   perCompany: number;
   /** Requests of one company handled at once while it is the only one (default: perCompany). */
   perCompanyAlone?: number;
-  /** Bytes one company's requests may move at once (a single request always fits when it is alone). */
+  /**
+   * Bytes one company's requests may move at once while other companies are at work (a request always
+   * fits when none of its company's is in flight).
+   */
   companyBytes: number;
+  /** The same while it is the only one (default: LENT_BYTES × companyBytes). */
+  companyBytesAlone?: number;
   /** Bytes the process's requests may move at once (idem). */
   processBytes: number;
   /** Requests of one company waiting for their turn, at most; past it a request is refused at once. */
   maxWaiting: number;
-  /** How long a request waits for its turn before it is refused. */
+  /** How long a request waits for its turn at most before it is refused (at least half of it: see above). */
   waitMillis: number;
   /** The event loop's load (default: never busy). */
   loop?: LoopLoad;
+  /** Where each wait's share of waitMillis above a half is drawn from, in [0, 1) (default: Math.random). */
+  random?: () => number;
 }
+
+/** How many times its own byte share a company alone may move (its places are lent by perCompanyAlone). */
+export const LENT_BYTES = 4;
 
 /** Why a request was not admitted: its company's queue is full, or it waited waitMillis. */
 export class AdmissionRefused extends Error {
@@ -105,11 +122,17 @@ export class Admission {
           if (share.queue.length === 0) this.turns.delete(companyId);
           this.forgetIfIdle(companyId, share);
           reject(new AdmissionRefused('waited too long'));
-        }, this.options.waitMillis),
+        }, this.waitFor()),
       };
       share.queue.push(waiter);
       this.turns.add(companyId);
     });
+  }
+
+  /** How long the next request may wait: between half and all of waitMillis, its own draw. */
+  private waitFor(): number {
+    const { waitMillis, random = Math.random } = this.options;
+    return (waitMillis / 2) * (1 + random());
   }
 
   /** Requests of the company handled now and waiting (for tests and metrics). */
@@ -140,11 +163,12 @@ export class Admission {
 
   private fits(companyId: string, share: Share, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
-    // A company alone is bounded by the process's bytes only: its share is lent as its places are.
+    const { companyBytesAlone = LENT_BYTES * companyBytes } = this.options;
+    // A company alone is lent more places and bytes, as much as another company's first requests may find ahead.
     const others = this.lastSeen.size > 1;
     return (
       share.inFlight < (others ? perCompany : perCompanyAlone) &&
-      (!others || share.inFlight === 0 || share.bytes + bytes <= companyBytes) &&
+      (share.inFlight === 0 || share.bytes + bytes <= (others ? companyBytes : companyBytesAlone)) &&
       (this.bytes === 0 || this.bytes + bytes <= processBytes) &&
       !(others && this.overLoopShare(companyId))
     );
