@@ -58,6 +58,9 @@ function byOperation(samples: Sample[]): Record<string, Statuses> {
   return out;
 }
 
+/** A request of B's partner mix (the application API's calls are counted apart). */
+export const isPartner = (s: Sample) => ['get', 'list', 'create'].includes(s.op);
+
 export function phaseRow(
   flood: { name: string; label: string },
   steady: SteadyResult,
@@ -65,11 +68,10 @@ export function phaseRow(
     aStatuses: Statuses;
     peakRssMb: number;
     durationSec: number;
-    aloneP99Ms: number | undefined;
     diskStallsMs: number[];
   },
 ): PhaseRow {
-  const partner = steady.samples.filter((s) => ['get', 'list', 'create'].includes(s.op));
+  const partner = steady.samples.filter(isPartner);
   const b = latency(partner);
   return {
     flood: flood.name,
@@ -83,7 +85,8 @@ export function phaseRow(
     bErrors: [
       ...new Set(steady.samples.filter((s) => s.error !== undefined).map((s) => `${s.op} ${s.status}: ${s.error}`)),
     ],
-    p99Ratio: extra.aloneP99Ms ? b.p99Ms / extra.aloneP99Ms : null,
+    // Set once B alone is known (fairness.ts).
+    p99Ratio: null,
     aStatuses: extra.aStatuses,
     peakRssMb: extra.peakRssMb,
     clientMaxSendLagMs: steady.maxSendLagMs,

@@ -4,7 +4,8 @@
  * Starts a fresh embedded PostgreSQL and the production build of the service (one process), with
  * companies A and B (fairness-setup.ts). Company B sends a steady 20 requests a second, open-loop
  * (steady-client.ts, a process of its own), alone first, then under each of company A's floods
- * (fairness-floods.ts) in turn, each for the same time; the service's RSS is sampled meanwhile, and
+ * (fairness-floods.ts) in turn, each for the same time and each after a gap of B alone again; the
+ * service's RSS is sampled meanwhile, and
  * the machine's disk stalls are measured by a probe of their own (disk-probe.ts).
  * Prints B's p50/p99 alone and under each flood side by side, with "every ratio within 3×, no 5xx
  * for B: met/missed", and writes the same figures as JSON.
@@ -13,6 +14,10 @@
  * the 6th slowest of 600 answers, not the 2nd of 200, so one stall alone does not decide a row),
  * BENCH_FAIRNESS_WARMUP (seconds of B alone before the baseline, not counted, in which B uses every
  * operation of its phases once, so that no phase pays a process's first use of one; default 2),
+ * BENCH_FAIRNESS_GAP (seconds of B alone again before each flood after the first, default 10; 0: none).
+ * B alone is the pooled answers of the first phase and of the gaps: the same code's B alone p99 over one
+ * 30 s phase measured 10.2-16.6 ms from run to run, which moved every ratio of a run by as much; pooled
+ * over the whole run, it is measured across the same stretch of the machine's time as the floods.
  * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
  * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies),
  * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops),
@@ -24,14 +29,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
-import { phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
+import { isPartner, latency, phaseRow, table, verdict, MAX_RATIO, type PhaseRow } from './fairness-report.js';
 import { diskProbe, settle, setUpStage, type Stage } from './fairness-setup.js';
-import { cleanUpOnSignals, memory, ROOT, runBench, startChild } from './lifecycle.js';
+import { cleanUpOnSignals, ROOT, runBench, startChild } from './lifecycle.js';
+import { rssSampler } from './proc-stats.js';
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
 
 const env = process.env;
 const DURATION = Number(env.BENCH_FAIRNESS_DURATION ?? 30);
 const WARMUP = Number(env.BENCH_FAIRNESS_WARMUP ?? 2);
+const GAP = Number(env.BENCH_FAIRNESS_GAP ?? 10);
 const OUT = path.resolve(ROOT, env.BENCH_FAIRNESS_OUT ?? 'bench-fairness.json');
 const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
   .map((s) => s.trim())
@@ -39,25 +46,6 @@ const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
 const RATE = 20;
 /** A disk stall this long is told after the table: B's figures of that phase measure the machine too. */
 const DISK_STALL_MS = 50;
-
-/** The service's peak RSS from now until stop(): sampled every 100 ms, and its high-water mark reset now. */
-function rssSampler(pid: number): { stop(): number } {
-  let peak = memory(pid).rss;
-  // Writing 5 to clear_refs resets VmHWM (the peak); without it, only the samples count.
-  const reset = writeFile(`/proc/${pid}/clear_refs`, '5').then(
-    () => true,
-    () => false,
-  );
-  const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
-  let hwmValid = false;
-  void reset.then((ok) => (hwmValid = ok));
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, hwmValid ? memory(pid).hwm : 0);
-    },
-  };
-}
 
 /**
  * Whether this process, which drives A's floods, runs niced. A's load generator shares this machine's
@@ -120,29 +108,62 @@ const ALONE = { name: 'alone', label: 'nothing (B alone)', run: async () => ({})
 
 let disk: ReturnType<typeof diskProbe>;
 
-async function phase(stage: Stage, flood: Flood, aloneP99Ms?: number): Promise<PhaseRow> {
+/** A phase of durationSec: B's row (its ratio set once B alone is known), and B's answers. */
+async function phase(
+  stage: Stage,
+  flood: Flood,
+  durationSec = DURATION,
+): Promise<{ row: PhaseRow; result: SteadyResult; diskStallsMs: number[] }> {
   const sampler = rssSampler(stage.servicePid);
   const from = Date.now();
-  const { aStatuses, result } = await steady(steadyConfig(stage, flood.name, DURATION), () =>
-    flood.run(stage, DURATION),
+  const { aStatuses, result } = await steady(steadyConfig(stage, flood.name, durationSec), () =>
+    flood.run(stage, durationSec),
   );
   const diskStallsMs = disk.stallsMs(from, Date.now());
-  const row = phaseRow(flood, result, {
-    aStatuses,
-    peakRssMb: sampler.stop(),
-    durationSec: DURATION,
-    aloneP99Ms,
-    diskStallsMs,
-  });
+  const row = phaseRow(flood, result, { aStatuses, peakRssMb: sampler.stop(), durationSec, diskStallsMs });
   console.log(
-    `${flood.name}: B p50 ${row.b.p50Ms.toFixed(1)} ms, p99 ${row.b.p99Ms.toFixed(1)} ms` +
-      `${row.p99Ratio === null ? '' : ` (${row.p99Ratio.toFixed(1)}×)`}, 5xx ${row.b5xx}, 429 ${row.b429}` +
+    `${flood.name}${durationSec === DURATION ? '' : ` ${durationSec} s`}: B p50 ${row.b.p50Ms.toFixed(1)} ms, ` +
+      `p99 ${row.b.p99Ms.toFixed(1)} ms, 5xx ${row.b5xx}, 429 ${row.b429}` +
       `, disk stalls ${diskStallsMs.length}${diskStallsMs.length ? ` (max ${Math.max(...diskStallsMs)} ms)` : ''}`,
   );
   const slowest = result.samples.toSorted((x, y) => y.ms - x.ms).slice(0, 4);
   console.log(`  B's slowest: ${slowest.map((s) => `${s.op} ${s.ms.toFixed(0)} ms at ${s.atMs} ms`).join(', ')}`);
   await settle(stage);
-  return row;
+  return { row, result, diskStallsMs };
+}
+
+/**
+ * Every flood in turn, each after B alone (the first for DURATION, the others for GAP): B alone's row
+ * of all its answers together, then each flood's row with its p99 against that row's.
+ */
+async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
+  const alone: Awaited<ReturnType<typeof phase>>[] = [];
+  const rows: PhaseRow[] = [];
+  for (const [i, flood] of floods.entries()) {
+    if (i === 0 || GAP > 0) alone.push(await phase(stage, ALONE, i === 0 ? DURATION : GAP));
+    rows.push((await phase(stage, flood)).row);
+  }
+  const pooled = phaseRow(
+    { ...ALONE, label: alone.length > 1 ? `nothing (B alone, ${alone.length} stretches)` : ALONE.label },
+    {
+      samples: alone.flatMap((a) => a.result.samples),
+      maxSendLagMs: Math.max(...alone.map((a) => a.result.maxSendLagMs)),
+    },
+    {
+      aStatuses: {},
+      peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)),
+      durationSec: alone.reduce((sum, a) => sum + a.row.durationSec, 0),
+      diskStallsMs: alone.flatMap((a) => a.diskStallsMs),
+    },
+  );
+  if (alone.length > 1) {
+    const gaps = latency(alone.slice(1).flatMap((a) => a.result.samples.filter(isPartner)));
+    console.log(
+      `B alone: p99 ${alone[0]!.row.b.p99Ms.toFixed(1)} ms in the first ${DURATION} s, ${gaps.p99Ms.toFixed(1)} ms ` +
+        `in the ${alone.length - 1} gaps of ${GAP} s, ${pooled.b.p99Ms.toFixed(1)} ms in all (the baseline)`,
+    );
+  }
+  return [pooled, ...rows.map((row) => ({ ...row, p99Ratio: row.b.p99Ms / pooled.b.p99Ms }))];
 }
 
 function selectedFloods(): Flood[] {
@@ -202,9 +223,7 @@ async function main(): Promise<void> {
   await settle(stage); // the seeding's writes too
   console.log(`warming up B alone for ${WARMUP} s`);
   await steady(steadyConfig(stage, 'warmup', WARMUP), async () => ({}));
-  const alone = await phase(stage, ALONE);
-  const rows = [alone];
-  for (const flood of floods) rows.push(await phase(stage, flood, alone.b.p99Ms));
+  const rows = await phases(stage, floods);
   const load = { before, after: os.loadavg() };
   const result = printReport(rows, load);
   const contractErrors = [stage.receivers.slow, stage.receivers.fast].flatMap((r) => r.contractErrors);
@@ -212,7 +231,7 @@ async function main(): Promise<void> {
   const report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverage: load },
-    settings: { durationSec: DURATION, warmupSec: WARMUP, bRequestsPerSec: RATE, maxRatio: MAX_RATIO },
+    settings: { durationSec: DURATION, gapSec: GAP, warmupSec: WARMUP, bRequestsPerSec: RATE, maxRatio: MAX_RATIO },
     rows,
     verdict: result,
     totalSec: (Date.now() - started) / 1000,

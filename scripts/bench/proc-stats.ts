@@ -1,9 +1,10 @@
 /**
  * What a process tree uses, read from /proc: the resident set size of a process and its children (the
  * service's workers), the CPU time of a process and its children (PostgreSQL's postmaster and
- * backends), and the postmaster's pid.
+ * backends), the postmaster's pid, and a process's peak RSS over a stretch of time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { memory } from './lifecycle.js';
 
@@ -52,4 +53,23 @@ export function treeCpuSeconds(parent: number): number {
 /** The pid of the PostgreSQL whose data directory is dataDir (its postmaster.pid's first line). */
 export function postmasterPid(dataDir: string): number {
   return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** The service's peak RSS from now until stop(): sampled every 100 ms, and its high-water mark reset now. */
+export function rssSampler(pid: number): { stop(): number } {
+  let peak = memory(pid).rss;
+  // Writing 5 to clear_refs resets VmHWM (the peak); without it, only the samples count.
+  const reset = writeFile(`/proc/${pid}/clear_refs`, '5').then(
+    () => true,
+    () => false,
+  );
+  const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
+  let hwmValid = false;
+  void reset.then((ok) => (hwmValid = ok));
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, hwmValid ? memory(pid).hwm : 0);
+    },
+  };
 }
