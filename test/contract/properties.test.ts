@@ -65,6 +65,9 @@ describe('partner operations under generated requests, through Prism', function 
         ...headers,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((err: unknown) => {
+      // A proxy that died fails every request after: say why, once, rather than "fetch failed".
+      throw new Error(`${method} ${path.slice(0, 200)} through Prism failed: ${prism.gone() ?? String(err)}`);
     });
     const text = await res.text();
     const answer = { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
@@ -100,7 +103,13 @@ describe('partner operations under generated requests, through Prism', function 
     return answer;
   }
 
-  const settings = { numRuns: RUNS, endOnFailure: true, ...(SEED === undefined ? {} : { seed: SEED }) };
+  // The failing run's own error in the report's message (fast-check 4 would keep it only as its cause, which mocha does not print).
+  const settings = {
+    numRuns: RUNS,
+    endOnFailure: true,
+    includeErrorInReport: true,
+    ...(SEED === undefined ? {} : { seed: SEED }),
+  };
   const joined = (value: unknown) =>
     (Array.isArray(value) ? value : [value])
       .map((v) => String(v).trim())

@@ -17,6 +17,8 @@ export interface Violation {
 
 export interface PrismProxy {
   baseUrl: string;
+  /** Why requests to it fail when it has exited: its exit and the end of its output (undefined while it runs). */
+  gone(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -26,7 +28,9 @@ export interface PrismProxy {
  * open ports all the time), and a TCP probe would then reach that process: so the proof is Prism's own
  * line, and a port taken meanwhile (EADDRINUSE) is tried again with another.
  */
-async function startPrism(args: string[]): Promise<{ child: ChildProcess; port: number; exited: Promise<void> }> {
+async function startPrism(
+  args: string[],
+): Promise<{ child: ChildProcess; port: number; exited: Promise<void>; log: () => string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const child = spawn(PRISM, [...args, '--host', '127.0.0.1', '--port', String(port)], {
@@ -47,7 +51,7 @@ async function startPrism(args: string[]): Promise<{ child: ChildProcess; port: 
     const timer = new AbortController();
     const started = await Promise.race([listening, sleep(60_000, false, { signal: timer.signal })]);
     timer.abort();
-    if (started) return { child, port, exited };
+    if (started) return { child, port, exited, log: () => log };
     child.kill('SIGKILL');
     await exited;
     if (!log.includes('EADDRINUSE') || attempt === 3)
@@ -61,10 +65,16 @@ async function startPrism(args: string[]): Promise<{ child: ChildProcess; port: 
  * and response violation of the document in the `sl-violations` header.
  */
 export async function startPrismProxy(document: string, upstream: string): Promise<PrismProxy> {
-  const { child, port, exited } = await startPrism(['proxy', document, upstream]);
+  const { child, port, exited, log } = await startPrism(['proxy', document, upstream]);
+  let stopping = false;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    gone: () =>
+      child.exitCode === null && child.signalCode === null
+        ? undefined
+        : `prism exited (${child.exitCode ?? child.signalCode}${stopping ? ', stopped' : ''}); its output ended:\n${log().slice(-2_000)}`,
     stop: async () => {
+      stopping = true;
       if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
       await exited;
     },
