@@ -18,7 +18,7 @@ import type { LoopLoad } from './loop-load.js';
  * writing), and every other company's request waits for the loop at each of its steps: one company's
  * large pages or bodies, admitted one at a time, would still keep it nearly full.
  *
- * What is lent to a company alone is bounded in bytes too (`companyBytesAlone`): all of it is still in
+ * What is lent to a company alone is bounded in bytes too (LENT_BYTES): all of it is still in
  * flight when another company comes to work, ahead of that company's first requests (measured: 32 MiB of
  * one company's 1 MiB bodies, admitted while it was alone, kept another company's first answers 100-280 ms
  * late). And requests that waited together are not all refused in the same moment: each one's wait ends at
@@ -35,8 +35,6 @@ export interface AdmissionOptions {
    * fits when none of its company's is in flight).
    */
   companyBytes: number;
-  /** The same while it is the only one (default: LENT_BYTES × companyBytes). */
-  companyBytesAlone?: number;
   /** Bytes the process's requests may move at once (idem). */
   processBytes: number;
   /** Requests of one company waiting for their turn, at most; past it a request is refused at once. */
@@ -49,7 +47,7 @@ export interface AdmissionOptions {
   random?: () => number;
 }
 
-/** How many times its own byte share a company alone may move (its places are lent by perCompanyAlone). */
+/** How many times companyBytes a company alone may move (its places are lent by perCompanyAlone). */
 export const LENT_BYTES = 4;
 
 /** Why a request was not admitted: its company's queue is full, or it waited waitMillis. */
@@ -163,12 +161,11 @@ export class Admission {
 
   private fits(companyId: string, share: Share, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
-    const { companyBytesAlone = LENT_BYTES * companyBytes } = this.options;
     // A company alone is lent more places and bytes, as much as another company's first requests may find ahead.
     const others = this.lastSeen.size > 1;
     return (
       share.inFlight < (others ? perCompany : perCompanyAlone) &&
-      (share.inFlight === 0 || share.bytes + bytes <= (others ? companyBytes : companyBytesAlone)) &&
+      (share.inFlight === 0 || share.bytes + bytes <= (others ? 1 : LENT_BYTES) * companyBytes) &&
       (this.bytes === 0 || this.bytes + bytes <= processBytes) &&
       !(others && this.overLoopShare(companyId))
     );
