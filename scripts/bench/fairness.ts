@@ -113,7 +113,7 @@ async function phase(
   stage: Stage,
   flood: Flood,
   durationSec = DURATION,
-): Promise<{ row: PhaseRow; result: SteadyResult; diskStallsMs: number[] }> {
+): Promise<{ row: PhaseRow; result: SteadyResult }> {
   const sampler = rssSampler(stage.servicePid);
   const from = Date.now();
   const { aStatuses, result } = await steady(steadyConfig(stage, flood.name, durationSec), () =>
@@ -129,7 +129,7 @@ async function phase(
   const slowest = result.samples.toSorted((x, y) => y.ms - x.ms).slice(0, 4);
   console.log(`  B's slowest: ${slowest.map((s) => `${s.op} ${s.ms.toFixed(0)} ms at ${s.atMs} ms`).join(', ')}`);
   await settle(stage);
-  return { row, result, diskStallsMs };
+  return { row, result };
 }
 
 /**
@@ -137,10 +137,10 @@ async function phase(
  * of all its answers together, then each flood's row with its p99 against that row's.
  */
 async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
-  const alone: Awaited<ReturnType<typeof phase>>[] = [];
+  const alone = [await phase(stage, ALONE)];
   const rows: PhaseRow[] = [];
   for (const [i, flood] of floods.entries()) {
-    if (i === 0 || GAP > 0) alone.push(await phase(stage, ALONE, i === 0 ? DURATION : GAP));
+    if (i > 0 && GAP > 0) alone.push(await phase(stage, ALONE, GAP));
     rows.push((await phase(stage, flood)).row);
   }
   const pooled = phaseRow(
@@ -153,7 +153,7 @@ async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
       aStatuses: {},
       peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)),
       durationSec: alone.reduce((sum, a) => sum + a.row.durationSec, 0),
-      diskStallsMs: alone.flatMap((a) => a.diskStallsMs),
+      diskStallsMs: alone.flatMap((a) => a.row.diskStallsMs),
     },
   );
   if (alone.length > 1) {
