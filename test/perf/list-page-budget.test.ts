@@ -111,7 +111,9 @@ describe('list pages within their byte budget, with reports at their largest', f
     });
 
     it('answers them all with no 5xx, grows by less than 150 MB and keeps answering another company', async () => {
-      server = await startServer(buildProduction());
+      // The other company calls as fast as it is answered for as long as the pages take: past the default
+      // budget of 600 requests a minute, which is not what this measures.
+      server = await startServer(buildProduction(), { RATE_LIMIT_PER_MINUTE: '0' });
       const { pid } = server.child;
       const http = api(server.baseUrl);
       const other = await newCompany();
@@ -153,7 +155,7 @@ describe('list pages within their byte budget, with reports at their largest', f
           const started = performance.now();
           const res = await otherCalls[i % otherCalls.length]!();
           latencies.push(performance.now() - started);
-          expect(res.status).to.equal(200);
+          expect(res.status, res.text).to.equal(200);
           if (i > 1000) throw new Error('the 24 pages never finished');
         }
       };
