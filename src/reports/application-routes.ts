@@ -8,7 +8,8 @@ import type { Pool } from '../db/pool.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
 import { reportNotFound } from './wording.js';
-import { startReport, type ReportWriter } from './write.js';
+import { startReport } from './start.js';
+import type { ReportWriter } from './write.js';
 
 /**
  * The application's own report operations: its inbox (list and read), create one (as the inspectors'

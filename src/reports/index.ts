@@ -8,4 +8,4 @@ export { REPORT_FIELD_WORDING, reportNotFound } from './wording.js';
 export { ReportWriter } from './write.js';
 export { wipeSandbox } from './sandbox.js';
 export { sweepEvery } from './sweeps.js';
-export { startReport } from './write.js';
+export { startReport } from './start.js';

@@ -1,10 +1,11 @@
 import type { ReportInput } from '../api-types.js';
 import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
+import { SentOnce } from '../db/sent-once.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { badRequest, conflict, unavailable, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
-import { isUuid } from '../core/ids.js';
+import { jsonLength } from '../core/json-length.js';
 import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
 import type { Idempotency, Kept } from './idempotency.js';
@@ -20,8 +21,8 @@ interface Write {
   origin: Origin;
   restId: string | undefined;
   row: Record<string, unknown>;
-  /** The row as JSON, for the batch's size. */
-  json: string;
+  /** The length of the row's JSON, for the batch's size (the JSON is built once, for the whole batch). */
+  size: number;
 }
 
 type Written = { id: string; created: boolean };
@@ -31,7 +32,16 @@ type Outcome = Written | { kept: Kept };
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
 function toWrite(origin: Origin, input: ReportInput, idempotency?: Idempotency): Write {
   const row = inputRow(origin, input, idempotency);
-  return { origin, restId: input.restId, row, json: JSON.stringify(row) };
+  return { origin, restId: input.restId, row, size: jsonLength(row) };
+}
+
+/**
+ * The batch's input: one JSON array of the writes' rows, each with its place in the batch. Built apart
+ * from upsert(), whose variables live until the database answers: the rows are the request's, the text
+ * is sent once (SentOnce) and then held by nothing.
+ */
+function inputText(writes: Write[]): string {
+  return JSON.stringify(writes.map((w, ord) => ({ ord, ...w.row })));
 }
 
 /**
@@ -40,7 +50,7 @@ function toWrite(origin: Origin, input: ReportInput, idempotency?: Idempotency):
  * or unknown inspectors; 409 published or being published, read only then, once per restId).
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
-  const input = `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
+  const input = new SentOnce(inputText(writes));
   const idempotency = writes.some((w) => w.row.idem_key !== null);
   const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
   const fold = new Set(restIds).size < restIds.length;
@@ -169,13 +179,13 @@ export class ReportWriter {
   ) {
     this.batcher = new Batcher<Write, Outcome>({
       run: async (writes) => {
-        await turnFor(writes.reduce((sum, w) => sum + w.json.length, 0));
+        await turnFor(writes.reduce((sum, w) => sum + w.size, 0));
         return upsertBatch(db, writes);
       },
       maxInFlight: batchesInFlight,
       maxItems: WRITE_BATCH_ITEMS,
       maxBytes: WRITE_BATCH_BYTES,
-      size: (write) => write.json.length,
+      size: (write) => write.size,
       group: (write) => write.origin.companyId,
       key: (write) => write.restId,
       // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
@@ -228,23 +238,4 @@ async function refusedUpdate(db: Queryable, companyId: string, restId: string): 
     : conflict(
         `report with restId ${quoted(restId)} is being published (its webhook delivery is in flight): try again later`,
       );
-}
-
-/**
- * Moves a new report to in_progress (an inspector applied a template); a report in progress stays
- * as it is. Answers the status found, or undefined for no such report.
- */
-export async function startReport(db: Queryable, companyId: string, reportId: string): Promise<string | undefined> {
-  if (!isUuid(reportId)) return undefined;
-  const { rows } = await db.query<{ status: string }>(
-    `WITH found AS (
-       SELECT status FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
-     ), started AS (
-       UPDATE reports SET status = 'in_progress', updated_at = clock_timestamp()
-        WHERE company_id = $1 AND id = $2 AND status = 'new'
-     )
-     SELECT status FROM found`,
-    [companyId, reportId],
-  );
-  return rows[0]?.status;
 }

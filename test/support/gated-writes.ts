@@ -1,4 +1,5 @@
 import type { Queryable } from '../../src/db/pool.js';
+import type { SentOnce } from '../../src/db/sent-once.js';
 import { gate } from './wait.js';
 
 /**
@@ -11,9 +12,12 @@ export function gatedDatabase(db: Queryable) {
   const { opened, open } = gate();
   const gated: Queryable = {
     query: (async (...args: unknown[]) => {
-      const config = args[0] as { name?: string; values?: string[] };
+      const config = args[0] as { name?: string; values?: unknown[] };
       if (config?.name?.startsWith('report-upsert')) {
-        sizes.push((JSON.parse(config.values![0]!) as unknown[]).length);
+        // The batch's input is read once (SentOnce): read here, it is sent on as its text.
+        const text = (config.values![0] as SentOnce).toPostgres();
+        sizes.push((JSON.parse(text) as unknown[]).length);
+        args[0] = { ...config, values: [text, ...config.values!.slice(1)] };
         await opened;
       }
       return (db.query as (...a: unknown[]) => Promise<unknown>)(...args);
