@@ -1,10 +1,13 @@
 /** The figures of `npm run bench:fairness`: B's latencies per phase, the table and the verdict (every p99 ratio within MAX_RATIO, no 5xx for B). */
 import { OPEN, type Statuses } from './fairness-floods.js';
+import os from 'node:os';
 import { formatTable } from './lifecycle.js';
 import type { Sample, SteadyResult } from './steady-client.js';
 
 /** B's p99 under a flood may be at most this many times its p99 alone. */
 export const MAX_RATIO = 3;
+/** A disk stall this long (an fsync of the disk probe's): B's figures of that phase measure the machine too. */
+export const DISK_STALL_MS = 50;
 
 export interface Latency {
   count: number;
@@ -35,6 +38,8 @@ export interface PhaseRow {
   clientMaxSendLagMs: number;
   /** The machine's fsyncs of STALL_MS or more during the phase (disk-probe.ts), in ms. */
   diskStallsMs: number[];
+  /** The worst disk stall of each run of the phase set aside for one, in ms (see fairness.ts). */
+  setAside: number[];
   durationSec: number;
 }
 
@@ -69,6 +74,7 @@ export function phaseRow(
     peakRssMb: number;
     durationSec: number;
     diskStallsMs: number[];
+    setAside?: number[];
   },
 ): PhaseRow {
   const partner = steady.samples.filter(isPartner);
@@ -91,6 +97,7 @@ export function phaseRow(
     peakRssMb: extra.peakRssMb,
     clientMaxSendLagMs: steady.maxSendLagMs,
     diskStallsMs: extra.diskStallsMs,
+    setAside: extra.setAside ?? [],
     durationSec: extra.durationSec,
   };
 }
@@ -134,7 +141,8 @@ export function table(rows: PhaseRow[]): string {
       statusText(r.aStatuses),
       r.flood === 'alone' ? '' : (answered(r.aStatuses) / r.durationSec).toFixed(0),
       r.peakRssMb.toFixed(0),
-      r.diskStallsMs.length === 0 ? '-' : `${r.diskStallsMs.length}, max ${Math.max(...r.diskStallsMs)} ms`,
+      (r.diskStallsMs.length === 0 ? '-' : `${r.diskStallsMs.length}, max ${Math.max(...r.diskStallsMs)} ms`) +
+        (r.setAside.length === 0 ? '' : ` (${r.setAside.length} run${r.setAside.length > 1 ? 's' : ''} set aside)`),
     ]),
   );
 }
@@ -145,4 +153,43 @@ export function verdict(rows: PhaseRow[]): { met: boolean; ratiosMet: boolean; n
   const ratiosMet = floods.every((r) => r.p99Ratio! <= MAX_RATIO);
   const no5xx = rows.every((r) => r.b5xx === 0 && r.bNoAnswer === 0);
   return { met: ratiosMet && no5xx && floods.length > 0, ratiosMet, no5xx };
+}
+
+export function printReport(
+  rows: PhaseRow[],
+  load: { before: number[]; after: number[] },
+  settings: { durationSec: number; rate: number },
+): ReturnType<typeof verdict> {
+  const result = verdict(rows);
+  console.log('');
+  console.log(table(rows));
+  for (const r of rows.filter((r) => r.bStatuses.publish || r.bStatuses['webhook-test'])) {
+    const calls = ['webhook-test', 'publish'].map(
+      (op) =>
+        `${op} ${
+          Object.entries(r.bStatuses[op] ?? {})
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' ') || '-'
+        }`,
+    );
+    console.log(`B's application API calls under ${r.flood}: ${calls.join('; ')}`);
+  }
+  for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
+  const stalled = rows.filter((r) => r.diskStallsMs.some((ms) => ms >= DISK_STALL_MS)).map((r) => r.flood);
+  if (stalled.length > 0) {
+    console.log(
+      `the machine's disk stalled (an fsync of ${DISK_STALL_MS} ms or more) during: ${stalled.join(', ')}; ` +
+        `B's commits there waited for the disk whatever A did (each of its runs stalled): run again for figures of the service`,
+    );
+  }
+  console.log(
+    `every ratio within ${MAX_RATIO}×, no 5xx for B: ${result.met ? 'met' : 'missed'}` +
+      ` (ratios ${result.ratiosMet ? 'met' : 'missed'}, 5xx ${result.no5xx ? 'none' : 'some'})`,
+  );
+  const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, ` +
+      `load average ${fmt(load.before)} before, ${fmt(load.after)} after; ${settings.durationSec} s per phase, B at ${settings.rate} req/s`,
+  );
+  return result;
 }
