@@ -2,6 +2,11 @@
 export interface CacheBudget {
   total: number;
   perGroup: number;
+  /**
+   * A group's entry kept less than this long ago (ms) is not dropped to make room for another of the
+   * same group: the new one is not kept instead (default 0: the oldest always goes).
+   */
+  minResidenceMs?: number;
 }
 
 /** Where a value is kept: its group (whose share it counts against), its size, an optional tag. */
@@ -17,6 +22,8 @@ export interface Placement<V> {
 
 export interface CacheEntry<V> extends Placement<V> {
   expiresAt: number;
+  /** When it was kept (Date.now()). */
+  keptAt: number;
 }
 
 /** One group's entries, oldest first, and their size. */
@@ -27,9 +34,13 @@ interface Group {
 
 /**
  * The entries of a NotifiedCache under a budget, shared fairly: an entry larger than a group's share
- * is not kept; a group that would pass its share makes room among its own oldest entries; when the
- * whole budget is full, room is made in the group that holds the most. So one group's flood of
- * entries (or of large ones) never pushes out the entries of groups that hold less.
+ * is not kept; a group that would pass its share makes room among its own oldest entries, unless one of
+ * them was kept less than minResidenceMs ago (then the new entry is not kept); when the whole budget is
+ * full, room is made in the group that holds the most. So one group's flood of entries (or of large
+ * ones) never pushes out the entries of groups that hold less, and a group reading more than its share
+ * over and over (every page size of a list) does not turn its share over with each read: each entry
+ * dropped before it is read again, each one (a megabyte for a maximal page) promoted and left for a full
+ * collection of the garbage, which every company's requests wait for.
  */
 export class CacheEntries<V> {
   private readonly budget: CacheBudget;
@@ -39,7 +50,7 @@ export class CacheEntries<V> {
   private used = 0;
 
   constructor(budget: CacheBudget) {
-    this.budget = { total: budget.total, perGroup: Math.min(budget.perGroup, budget.total) };
+    this.budget = { ...budget, perGroup: Math.min(budget.perGroup, budget.total) };
   }
 
   get(key: string): CacheEntry<V> | undefined {
@@ -51,15 +62,19 @@ export class CacheEntries<V> {
     return { entries: this.entries.size, size: this.used };
   }
 
-  /** Keeps the value at key (replacing what was there) unless it is larger than a group's share. */
-  set(key: string, placement: Placement<V>, expiresAt: number): boolean {
+  /**
+   * Keeps the value at key (replacing what was there) unless it is larger than a group's share, or room
+   * for it in its group's share would drop an entry kept less than minResidenceMs before `now`.
+   */
+  set(key: string, placement: Placement<V>, expiresAt: number, now = Date.now()): boolean {
     const { group, size, tag } = placement;
     if (size > this.budget.perGroup) return false;
     this.delete(key);
     const own = this.groups.get(group);
+    if (own && !this.roomWithin(own, size, now)) return false;
     while (own && own.size + size > this.budget.perGroup) this.dropOldestOf(own);
     while (this.used + size > this.budget.total) this.dropOldestOf(this.largestGroup());
-    this.entries.set(key, { ...placement, expiresAt });
+    this.entries.set(key, { ...placement, expiresAt, keptAt: now });
     this.used += size;
     // Looked up again: making room may have dropped the group's last entry, and the group with it.
     const held = this.groupOf(group);
@@ -103,6 +118,19 @@ export class CacheEntries<V> {
     let group = this.groups.get(name);
     if (!group) this.groups.set(name, (group = { keys: new Set(), size: 0 }));
     return group;
+  }
+
+  /** Whether size fits in the group's share once its oldest entries kept minResidenceMs ago or more are dropped. */
+  private roomWithin(group: Group, size: number, now: number): boolean {
+    let over = group.size + size - this.budget.perGroup;
+    const settled = now - (this.budget.minResidenceMs ?? 0);
+    for (const key of group.keys) {
+      if (over <= 0) return true;
+      const entry = this.entries.get(key)!;
+      if (entry.keptAt > settled) return false;
+      over -= entry.size;
+    }
+    return over <= 0;
   }
 
   /** The group holding the most (only looked for when the whole budget is full). */

@@ -25,6 +25,8 @@ export const REPORT_CACHE_BYTES = 8 * 1024 * 1024;
 export const COMPANY_SHARE = 1 / 4;
 /** Past this age an entry is read again, whatever was (or was not) notified. */
 const MAX_AGE_MS = 60_000;
+/** A company's entry kept less than this long ago is not dropped for another of its own (db/cache-entries.ts). */
+const MIN_RESIDENCE_MS = 1_000;
 
 type Cached = Report | ReportPage;
 
@@ -39,7 +41,7 @@ type Cached = Report | ReportPage;
  * reads go to the database until it listens again; a read that a change of its company (or a lost
  * feed) overtakes is answered but not kept. Bounded by REPORT_CACHE_BYTES and MAX_AGE_MS, and shared
  * fairly: a company holds at most COMPANY_SHARE of the bytes (its own oldest entries make room for its
- * new ones), and when the whole cache is full room is made in the company that holds the most, so one
+ * new ones, unless kept less than MIN_RESIDENCE_MS ago: then the new one is not kept), and when the whole cache is full room is made in the company that holds the most, so one
  * company's maximal pages never push out the entries of companies that hold less. Entries are shared
  * by the requests that read them, frozen, each with the JSON its answers send.
  */
@@ -53,12 +55,15 @@ export class ReportCache implements ReportReads {
     feed,
     maxBytes = REPORT_CACHE_BYTES,
     companyBytes = Math.floor(maxBytes * COMPANY_SHARE),
+    minResidenceMs = MIN_RESIDENCE_MS,
   }: {
     db: Queryable;
     feed: ChangeFeed;
     maxBytes?: number;
     /** One company's share, at most. */
     companyBytes?: number;
+    /** An entry kept more recently is not dropped for another of its company (0: the oldest always goes). */
+    minResidenceMs?: number;
   }) {
     this.db = db;
     this.companyBytes = Math.min(companyBytes, maxBytes);
@@ -67,7 +72,7 @@ export class ReportCache implements ReportReads {
       channel: REPORT_CHANNEL,
       changeOf,
       maxAgeMs: MAX_AGE_MS,
-      budget: { total: maxBytes, perGroup: this.companyBytes },
+      budget: { total: maxBytes, perGroup: this.companyBytes, minResidenceMs },
     });
   }
 

@@ -39,6 +39,23 @@ describe('cache entries: a budget shared fairly between groups', () => {
     expect(entries.held).to.deep.equal({ entries: 3, size: 25 });
   });
 
+  it("does not drop a group's entry kept less than minResidenceMs ago for another of the group: the new one is not kept", () => {
+    const entries = new CacheEntries<string>({ total: 100, perGroup: 20, minResidenceMs: 1_000 });
+    const at = (key: string, group: string, now: number) =>
+      entries.set(key, { value: key, group, size: 10 }, now + 60_000, now);
+    at('a1', 'a', 0);
+    at('a2', 'a', 500);
+    expect(at('a3', 'a', 999), 'a1 kept 999 ms ago').to.equal(false);
+    expect(keysOf(entries, ['a1', 'a2', 'a3'])).to.deep.equal(['a1', 'a2']);
+    // Another group is not held back by a's entries, however young.
+    expect(at('b1', 'b', 999)).to.equal(true);
+    // A second after a1 was kept, it makes room; a2 (kept 500 ms before) is still young, and stays.
+    expect(at('a3', 'a', 1_000)).to.equal(true);
+    expect(keysOf(entries, ['a1', 'a2', 'a3', 'b1'])).to.deep.equal(['a2', 'a3', 'b1']);
+    expect(at('a4', 'a', 1_200), 'a2 kept 700 ms ago').to.equal(false);
+    expect(entries.held).to.deep.equal({ entries: 3, size: 30 });
+  });
+
   it('drops every entry of a tag together, and nothing else', () => {
     const entries = new CacheEntries<string>({ total: 100, perGroup: 100 });
     put(entries, 'report', 'a', 1);

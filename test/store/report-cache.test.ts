@@ -33,13 +33,17 @@ interface CachingServer {
  * reads. Its keys are read from the database on every request, so no key-cache barrier runs before a
  * report read: the report cache's own barrier is the one that must make it fresh.
  */
-async function cachingServer(maxBytes?: number, companyBytes?: number): Promise<CachingServer> {
+async function cachingServer(
+  maxBytes?: number,
+  companyBytes?: number,
+  minResidenceMs?: number,
+): Promise<CachingServer> {
   const { db, queries } = countingPool();
   const feed = new ChangeFeed({ connectionString: databaseUrl() });
   expect(await feed.ready(), 'the change feed listens').to.equal(true);
   const server = newApp({
     apiKeys: databaseKeys(pool()),
-    reports: new ReportCache({ db, feed, maxBytes, companyBytes }),
+    reports: new ReportCache({ db, feed, maxBytes, companyBytes, minResidenceMs }),
   });
   const close = async () => {
     await feed.close();
@@ -52,8 +56,8 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
   const servers: CachingServer[] = [];
   let company: TestCompany;
 
-  const started = async (maxBytes?: number, companyBytes?: number) => {
-    const server = await cachingServer(maxBytes, companyBytes);
+  const started = async (maxBytes?: number, companyBytes?: number, minResidenceMs?: number) => {
+    const server = await cachingServer(maxBytes, companyBytes, minResidenceMs);
     servers.push(server);
     return server;
   };
@@ -184,8 +188,9 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
   });
 
   it('holds no more than its byte budget: the oldest entries go first', async () => {
-    // Room for one or two reports (under 1 KB of JSON each), not five; all of it for the one company.
-    const server = await started(1_500, 1_500);
+    // Room for one or two reports (under 1 KB of JSON each), not five; all of it for the one company,
+    // whose entries make room for its new ones however recently they were kept.
+    const server = await started(1_500, 1_500, 0);
     const ids = [await create(), await create(), await create(), await create(), await create()];
     for (const id of ids) await read(server, id);
     const queries = server.queries();
@@ -193,6 +198,19 @@ describe('report cache (changes through LISTEN/NOTIFY)', () => {
     expect(server.queries(), 'the newest is still cached').to.equal(queries);
     await read(server, ids[0]!);
     expect(server.queries(), 'the oldest was evicted').to.equal(queries + 1);
+  });
+
+  it('keeps what a company kept first when it reads past its share within a second: the newer reads are not kept', async () => {
+    // As above, with the service's rule (an entry kept less than MIN_RESIDENCE_MS ago is not dropped for
+    // another of its company), its second made a minute so that no slow machine reads past it.
+    const server = await started(1_500, 1_500, 60_000);
+    const ids = [await create(), await create(), await create(), await create()];
+    for (const id of ids) await read(server, id);
+    const queries = server.queries();
+    await read(server, ids[0]!);
+    expect(server.queries(), 'the first read is still cached').to.equal(queries);
+    await read(server, ids.at(-1)!);
+    expect(server.queries(), 'the last read was answered, not kept').to.equal(queries + 1);
   });
 
   it('shows a change at once to a report read by its id in upper case (ids are case-insensitive)', async () => {
