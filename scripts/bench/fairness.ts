@@ -19,7 +19,8 @@
  * 30 s phase measured 10.2-16.6 ms from run to run, which moved every ratio of a run by as much; pooled
  * over the whole run, it is measured across the same stretch of the machine's time as the floods.
  * BENCH_FAIRNESS_STALL_RUNS (default 3: a phase, B alone's too, is run again while the disk probe saw a
- * stall of 50 ms or more in it, up to this many runs in all; the table says how many were set aside),
+ * stall of 50 ms or more in it, up to this many runs in all; the table says how many were set aside; a
+ * stretch of B alone stalled in every run is left out of the baseline),
  * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
  * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies),
  * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops),
@@ -173,17 +174,27 @@ async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
     if (i > 0 && GAP > 0) alone.push(await phase(stage, ALONE, GAP));
     rows.push((await phase(stage, flood)).row);
   }
+  // A stretch whose every run stalled is left out of the baseline (it would raise it, every ratio lowered).
+  const stalled = alone.filter((a) => a.row.diskStallsMs.some((ms) => ms >= DISK_STALL_MS));
+  const kept = stalled.length < alone.length ? alone.filter((a) => !stalled.includes(a)) : alone;
+  const left = alone.length - kept.length;
   const pooled = phaseRow(
-    { ...ALONE, label: alone.length > 1 ? `nothing (B alone, ${alone.length} stretches)` : ALONE.label },
     {
-      samples: alone.flatMap((a) => a.result.samples),
-      maxSendLagMs: Math.max(...alone.map((a) => a.result.maxSendLagMs)),
+      ...ALONE,
+      label:
+        alone.length > 1
+          ? `nothing (B alone, ${kept.length} stretches${left ? `, ${left} left out for disk stalls` : ''})`
+          : ALONE.label,
+    },
+    {
+      samples: kept.flatMap((a) => a.result.samples),
+      maxSendLagMs: Math.max(...kept.map((a) => a.result.maxSendLagMs)),
     },
     {
       aStatuses: {},
       peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)),
       durationSec: alone.reduce((sum, a) => sum + a.row.durationSec, 0),
-      diskStallsMs: alone.flatMap((a) => a.row.diskStallsMs),
+      diskStallsMs: kept.flatMap((a) => a.row.diskStallsMs),
       setAside: alone.flatMap((a) => a.row.setAside),
     },
   );

@@ -41,9 +41,10 @@ type Cached = Report | ReportPage;
  * reads go to the database until it listens again; a read that a change of its company (or a lost
  * feed) overtakes is answered but not kept. Bounded by REPORT_CACHE_BYTES and MAX_AGE_MS, and shared
  * fairly: a company holds at most COMPANY_SHARE of the bytes (its own oldest entries make room for its
- * new ones, unless kept less than MIN_RESIDENCE_MS ago: then the new one is not kept), and when the whole cache is full room is made in the company that holds the most, so one
- * company's maximal pages never push out the entries of companies that hold less. Entries are shared
- * by the requests that read them, frozen, each with the JSON its answers send.
+ * new ones, unless kept less than MIN_RESIDENCE_MS ago: then the new one is not kept), and when the
+ * whole cache is full room is made in the company that holds the most, so one company's maximal pages
+ * never push out the entries of companies that hold less. Entries are shared by the requests that read
+ * them, frozen, each with the JSON its answers send.
  */
 export class ReportCache implements ReportReads {
   private readonly db: Queryable;
