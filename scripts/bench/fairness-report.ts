@@ -8,6 +8,8 @@ import type { Sample, SteadyResult } from './steady-client.js';
 export const MAX_RATIO = 3;
 /** A disk stall this long (an fsync of the disk probe's): B's figures of that phase measure the machine too. */
 export const DISK_STALL_MS = 50;
+/** Whether the disk stalled (DISK_STALL_MS or more) during the phase of this row. */
+export const diskStalled = (row: Pick<PhaseRow, 'diskStallsMs'>) => row.diskStallsMs.some((ms) => ms >= DISK_STALL_MS);
 
 export interface Latency {
   count: number;
@@ -175,7 +177,7 @@ export function printReport(
     console.log(`B's application API calls under ${r.flood}: ${calls.join('; ')}`);
   }
   for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
-  const stalled = rows.filter((r) => r.diskStallsMs.some((ms) => ms >= DISK_STALL_MS)).map((r) => r.flood);
+  const stalled = rows.filter(diskStalled).map((r) => r.flood);
   if (stalled.length > 0) {
     console.log(
       `the machine's disk stalled (an fsync of ${DISK_STALL_MS} ms or more) during: ${stalled.join(', ')}; ` +

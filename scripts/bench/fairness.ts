@@ -32,15 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
-import {
-  DISK_STALL_MS,
-  isPartner,
-  latency,
-  phaseRow,
-  printReport,
-  MAX_RATIO,
-  type PhaseRow,
-} from './fairness-report.js';
+import { diskStalled, isPartner, latency, phaseRow, printReport, MAX_RATIO, type PhaseRow } from './fairness-report.js';
 import { diskProbe, settle, setUpStage, type Stage } from './fairness-setup.js';
 import { cleanUpOnSignals, ROOT, runBench, startChild } from './lifecycle.js';
 import { rssSampler } from './proc-stats.js';
@@ -120,7 +112,7 @@ let disk: ReturnType<typeof diskProbe>;
 
 /**
  * A phase of durationSec, run again (up to STALL_RUNS in all) while the disk probe saw a stall of
- * DISK_STALL_MS or more in it: B's answers there measure the machine (whole stretches of 100-600 ms in
+ * 50 ms or more in it (diskStalled): B's answers there measure the machine (whole stretches of 100-900 ms in
  * which every process waited, in phases with and without a flood), not how the service shares itself.
  * The row is the last run's, with the worst stall of each run set aside.
  */
@@ -132,8 +124,8 @@ async function phase(
   const setAside: number[] = [];
   for (;;) {
     const run = await onePhase(stage, flood, durationSec);
-    const worst = Math.max(0, ...run.row.diskStallsMs);
-    if (worst < DISK_STALL_MS || setAside.length + 1 >= STALL_RUNS) return { ...run, row: { ...run.row, setAside } };
+    if (!diskStalled(run.row) || setAside.length + 1 >= STALL_RUNS) return { ...run, row: { ...run.row, setAside } };
+    const worst = Math.max(...run.row.diskStallsMs);
     setAside.push(worst);
     console.log(`  the disk stalled for ${worst} ms during ${flood.name}: running it again`);
   }
@@ -175,7 +167,7 @@ async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
     rows.push((await phase(stage, flood)).row);
   }
   // A stretch whose every run stalled is left out of the baseline (it would raise it, every ratio lowered).
-  const stalled = alone.filter((a) => a.row.diskStallsMs.some((ms) => ms >= DISK_STALL_MS));
+  const stalled = alone.filter((a) => diskStalled(a.row));
   const kept = stalled.length < alone.length ? alone.filter((a) => !stalled.includes(a)) : alone;
   const left = alone.length - kept.length;
   const pooled = phaseRow(
