@@ -61,7 +61,8 @@ export interface paths {
          *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
          *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
-         *     nothing. The same key with another body is refused (422). A retry sent while the first request is
+         *     nothing; a revoked API key gets only its 400 `invalid API key`, which is not kept: the retry with
+         *     a valid key is written. The same key with another body is refused (422). A retry sent while the first request is
          *     still being answered gets 409 (wait, then retry) when it reaches the same server as the first; one
          *     that reaches another server at that moment waits for the first request and gets its answer. Keys
          *     are per company and per world (a test key's `Idempotency-Key` never meets a live key's); a key is

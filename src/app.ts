@@ -3,13 +3,20 @@ import type { Pool } from './db/pool.js';
 import { companiesRouter } from './companies/index.js';
 import {
   authRouter,
+  confirmKeyOnRefusal,
   integrationsRouter,
   requireApiKey,
   sandboxRouter,
   type KeyAuthenticator,
   type Notifier,
 } from './integrations/index.js';
-import { applicationReportsRouter, reportsRouter, type ReportReads, type ReportWriter } from './reports/index.js';
+import {
+  applicationReportsRouter,
+  reportsRouter,
+  writesCheckTheirKey,
+  type ReportReads,
+  type ReportWriter,
+} from './reports/index.js';
 import { WORDING } from './wording.js';
 import { errorHandler, unknownRoute } from './platform/http/error-handler.js';
 import type { Logger } from './platform/observability/logger.js';
@@ -107,7 +114,11 @@ export function createApp({
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
-  app.use(['/auth', '/reports', '/sandbox'], requireApiKey(apiKeys), partnerLimits(limits));
+  app.use(
+    ['/auth', '/reports', '/sandbox'],
+    requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
+    partnerLimits(limits),
+  );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);
@@ -118,13 +129,10 @@ export function createApp({
   app.use(authRouter());
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, notifier));
   app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
-  app.use(
-    operationsRouter(db, appToken, () =>
-      validation.building ? 'starting: the validators are being built' : undefined,
-    ),
-  );
+  const starting = () => (validation.building ? 'starting: the validators are being built' : undefined);
+  app.use(operationsRouter(db, appToken, starting));
 
   app.use(unknownRoute);
-  app.use(errorHandler(logger, WORDING));
+  app.use(confirmKeyOnRefusal, errorHandler(logger, WORDING));
   return app;
 }

@@ -23,9 +23,13 @@ export const SLOTS_RETRY_AFTER_SECONDS = 1;
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
 
+const INVALID_KEY = 'invalid API key';
+
 /** The registry: each kind of error, its status, and the headers or fixed message it always has. */
 export const refuse = {
   badRequest: (message: string) => new HttpError(400, message),
+  /** The API key is unknown or revoked (400, as the description asks, not 401). */
+  invalidKey: () => new HttpError(400, INVALID_KEY),
   /** The application's token is missing or wrong (a Bearer challenge). */
   unauthorized: (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' }),
   /** The key is valid but not for this (a live key on a sandbox operation). */
@@ -54,3 +58,7 @@ export const badRequest = refuse.badRequest;
 export const notFound = refuse.notFound;
 export const conflict = refuse.conflict;
 export const unavailable = refuse.unavailable;
+
+/** Whether err is the refusal of the request's API key (about who asked, not what was asked). */
+export const isInvalidKey = (err: unknown) =>
+  err instanceof HttpError && err.status === 400 && err.message === INVALID_KEY;

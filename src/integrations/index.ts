@@ -4,6 +4,6 @@ export { createKey } from './api-keys.js';
 export { integrationsRouter } from './application-routes.js';
 export { authRouter } from './auth-route.js';
 export { createNotifier, type Notifier } from './notifier.js';
-export { requireApiKey } from './require-key.js';
+export { confirmKeyOnRefusal, requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './wording.js';
 export { sandboxRouter } from './sandbox-routes.js';

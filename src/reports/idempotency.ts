@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { conflict, HttpError, refuse } from '../core/errors.js';
+import { conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
@@ -94,7 +94,8 @@ const inFlight = () =>
 /**
  * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own
  * after the write's (a rare path); statuses worth retrying (429, 5xx) keep nothing: the write wrote
- * nothing, or, had it committed after all, it stored its key with its report. A key kept meanwhile by
+ * nothing, or, had it committed after all, it stored its key with its report. Nor does a revoked API
+ * key's refusal: it is about who sent the request, and a retry with a valid key must be written. A key kept meanwhile by
  * another request is left as it is; one past its lifetime is replaced.
  */
 export async function keepRefusal(
@@ -103,7 +104,7 @@ export async function keepRefusal(
   { key, print }: Idempotency,
   err: unknown,
 ): Promise<void> {
-  if (!(err instanceof HttpError) || err.status >= 500 || err.status === 429) return;
+  if (!(err instanceof HttpError) || err.status >= 500 || err.status === 429 || isInvalidKey(err)) return;
   await db.query({
     name: 'idempotency-refused',
     text: `INSERT INTO idempotency_keys AS p (company_id, key, fingerprint, status, answer, expires_at)

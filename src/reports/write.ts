@@ -3,7 +3,7 @@ import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { SentOnce } from '../db/sent-once.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { badRequest, conflict, unavailable, type HttpError } from '../core/errors.js';
+import { badRequest, conflict, refuse, unavailable, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { jsonLength } from '../core/json-length.js';
 import { turnFor } from '../core/loop-turns.js';
@@ -78,10 +78,11 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
-      // Not applied: the first request with the key answered, whatever this one's API key or inspectors.
+      // Its API key first: one revoked before the commit is answered nothing else, a kept answer included.
+      if (!row.authorized) throw refuse.invalidKey();
+      // Not applied: the first request with the key answered, whatever this one's inspectors.
       if (row.kept_status != null)
         return { kept: { status: row.kept_status, answer: row.kept_answer!, sameBody: row.same_body === true } };
-      if (!row.authorized) throw badRequest('invalid API key');
       if (row.unknown.length > 0)
         // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
         throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
