@@ -160,7 +160,7 @@ export function verdict(rows: PhaseRow[]): { met: boolean; ratiosMet: boolean; n
 export function printReport(
   rows: PhaseRow[],
   load: { before: number[]; after: number[] },
-  settings: { durationSec: number; rate: number },
+  settings: { durationSec: number; rate: number; priorities: string },
 ): ReturnType<typeof verdict> {
   const result = verdict(rows);
   console.log('');
@@ -193,5 +193,6 @@ export function printReport(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, ` +
       `load average ${fmt(load.before)} before, ${fmt(load.after)} after; ${settings.durationSec} s per phase, B at ${settings.rate} req/s`,
   );
+  console.log(`priorities: ${settings.priorities}`);
   return result;
 }

@@ -21,6 +21,8 @@
  * BENCH_FAIRNESS_STALL_RUNS (default 3: a phase, B alone's too, is run again while the disk probe saw a
  * stall of 50 ms or more in it, up to this many runs in all; the table says how many were set aside; a
  * stretch of B alone stalled in every run is left out of the baseline),
+ * BENCH_FAIRNESS_PRIORITY (default -5: the priority of the service's main thread and of B's client,
+ * above PostgreSQL's, where A's floods run niced; see setPriorities in fairness-setup.ts),
  * BENCH_FAIRNESS_OUT (default bench-fairness.json), BENCH_FAIRNESS_ONLY (comma-separated flood
  * names: list, create, list-max, list-max-varying, unknown-key, row-lock, slow-webhook, big-bodies),
  * BENCH_CPU_PROF (a directory: the service writes a V8 CPU profile there when it stops),
@@ -33,7 +35,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { diskStalled, isPartner, latency, phaseRow, printReport, MAX_RATIO, type PhaseRow } from './fairness-report.js';
-import { diskProbe, settle, setUpStage, type Stage } from './fairness-setup.js';
+import { diskProbe, setPriorities, settle, setUpStage, type Stage } from './fairness-setup.js';
 import { cleanUpOnSignals, ROOT, runBench, startChild } from './lifecycle.js';
 import { rssSampler } from './proc-stats.js';
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
@@ -49,26 +51,8 @@ const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',')
   .filter(Boolean);
 const RATE = 20;
 
-/**
- * Whether this process, which drives A's floods, runs niced. A's load generator shares this machine's
- * two cores with the service, PostgreSQL and B's client: at full priority it takes CPU from all three
- * (parsing megabytes of answers a second), and B's figures would measure the operating system's
- * scheduler, not how the service shares itself. Niced, it gets the CPU nobody else wants, as a load
- * generator on a machine of its own would. Raising B's client back to priority 0 needs root.
- */
-let niced = false;
-
-function lowerOwnPriority(): boolean {
-  try {
-    os.setPriority(19);
-    os.setPriority(process.pid, 0); // fails unless this process may raise priorities again
-    os.setPriority(19);
-    return true;
-  } catch {
-    console.log("A's floods run at the ordinary priority (raising priorities needs root): B shares the CPU with them");
-    return false;
-  }
-}
+/** The priority of B's client (and the disk probe's), once set: undefined when A's floods could not be niced. */
+let clientPriority: number | undefined;
 
 /** Runs B's steady client as a process; calls started() once it is sending, answers its result. */
 async function steady(config: SteadyConfig, started: () => Promise<Statuses>) {
@@ -78,8 +62,8 @@ async function steady(config: SteadyConfig, started: () => Promise<Statuses>) {
     { STEADY_CONFIG: JSON.stringify(config) },
     'pipe',
   );
-  // B's client keeps the ordinary priority; this process (A's floods) runs niced (see main).
-  if (niced) os.setPriority(child.pid!, 0);
+  // This process (A's floods) runs niced, B's client above PostgreSQL (see setPriorities).
+  if (clientPriority !== undefined) os.setPriority(child.pid!, clientPriority);
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done || first.value !== 'ready') throw new Error('the steady client did not start');
@@ -217,20 +201,28 @@ async function main(): Promise<void> {
   const before = os.loadavg();
   const started = Date.now();
   const stage = await setUpStage();
-  niced = lowerOwnPriority();
-  disk = diskProbe(niced);
+  const priorities = setPriorities(stage.servicePid, Number(env.BENCH_FAIRNESS_PRIORITY ?? -5));
+  clientPriority = priorities.client;
+  disk = diskProbe(clientPriority);
   await settle(stage); // the seeding's writes too
   console.log(`warming up B alone for ${WARMUP} s`);
   await steady(steadyConfig(stage, 'warmup', WARMUP), async () => ({}));
   const rows = await phases(stage, floods);
   const load = { before, after: os.loadavg() };
-  const result = printReport(rows, load, { durationSec: DURATION, rate: RATE });
+  const result = printReport(rows, load, { durationSec: DURATION, rate: RATE, priorities: priorities.description });
   const contractErrors = [stage.receivers.slow, stage.receivers.fast].flatMap((r) => r.contractErrors);
   if (contractErrors.length > 0) console.log(`webhooks not matching the contract: ${contractErrors.length}`);
   const report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverage: load },
-    settings: { durationSec: DURATION, gapSec: GAP, warmupSec: WARMUP, bRequestsPerSec: RATE, maxRatio: MAX_RATIO },
+    settings: {
+      durationSec: DURATION,
+      gapSec: GAP,
+      warmupSec: WARMUP,
+      bRequestsPerSec: RATE,
+      maxRatio: MAX_RATIO,
+      priorities: priorities.description,
+    },
     rows,
     verdict: result,
     totalSec: (Date.now() - started) / 1000,
