@@ -44,13 +44,24 @@ export function requireApiKey(keys: KeyAuthenticator, { checkedAtCommit }: Requi
 }
 
 /**
- * Before any refusal of a request whose key was taken without its barrier (checkedAtCommit): the key
- * is confirmed, and a key revoked before the request arrived is answered "invalid API key", as it
- * would have been before anything else. When the database cannot tell, the refusal stands.
+ * A refusal of the request itself (a 4xx but 429), which a revoked key must not get in place of its
+ * own. Answers that ask for a retry later (429, 5xx) are given as they are, at once: they tell nothing
+ * of the report, and the retry meets the key's refusal. A database frozen meanwhile must not make them
+ * wait for a confirmation on top of the wait that produced them.
+ */
+function aboutTheRequest(err: unknown): boolean {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 429 && !isInvalidKey(err);
+}
+
+/**
+ * Before a refusal of a request whose key was taken without its barrier (checkedAtCommit): the key is
+ * confirmed, and a key revoked before the request arrived is answered "invalid API key", as it would
+ * have been before anything else. When the database cannot tell, the refusal stands.
  */
 export const confirmKeyOnRefusal: ErrorRequestHandler = async (err, req, _res, next) => {
   const confirm = unconfirmed.get(req);
   unconfirmed.delete(req);
-  const valid = confirm && !isInvalidKey(err) ? await confirm().catch(() => true) : true;
+  const valid = confirm && aboutTheRequest(err) ? await confirm().catch(() => true) : true;
   next(valid ? err : refuse.invalidKey());
 };
