@@ -10,8 +10,9 @@ export interface RequireKeyOptions {
    * Requests that write only through a statement that finds their key at commit or writes nothing
    * (POST /reports/new: reports/write-statement.ts). Their key, when this process holds it as valid,
    * is taken at once, without waiting for the change feed's barrier: the statement refuses a key
-   * revoked meanwhile, and any other refusal waits for the barrier first (confirmKeyOnRefusal), so a
-   * revoked key still gets "invalid API key" and nothing else. A write saves a round trip on the loop.
+   * revoked meanwhile, and a refusal of the request itself waits for the barrier first
+   * (confirmKeyOnRefusal), so a revoked key never gets one in place of "invalid API key". A write saves
+   * a round trip on the loop.
    */
   checkedAtCommit?: (req: Request) => boolean;
 }

@@ -95,8 +95,8 @@ const inFlight = () =>
  * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own
  * after the write's (a rare path); statuses worth retrying (429, 5xx) keep nothing: the write wrote
  * nothing, or, had it committed after all, it stored its key with its report. Nor does a revoked API
- * key's refusal: it is about who sent the request, and a retry with a valid key must be written. A key kept meanwhile by
- * another request is left as it is; one past its lifetime is replaced.
+ * key's refusal: it is about who sent the request, and a retry with a valid key must be written. A key
+ * kept meanwhile by another request is left as it is; one past its lifetime is replaced.
  */
 export async function keepRefusal(
   db: Queryable,
