@@ -47,7 +47,10 @@ function heldCreate(baseUrl: string, key: string, body = JSON.stringify(reportIn
     },
   );
   req.write(body.slice(0, 10));
-  return { finish: () => req.end(body.slice(10)), answered, settled: () => settled };
+  const finish = () => {
+    if (!req.writableEnded) req.end(body.slice(10));
+  };
+  return { finish, answered, settled: () => settled };
 }
 
 /** A company's share of 1 MiB (and 8 requests) while others are at work, in a process of 32 MiB. */
@@ -372,6 +375,61 @@ describe('partner limits: each key has a budget, each company a fair share of th
     held.finish();
     expect((await held.answered).status).to.equal(200);
     expect((await read).status).to.equal(200);
+  });
+
+  /** B at work, and a 950 KB create of the company's held in flight: its share has about 100 KB left. */
+  async function nearlyFull(baseUrl: string, admission: Admission, company: TestCompany): Promise<HeldRequest> {
+    await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
+    const held = heldCreate(baseUrl, company.key, JSON.stringify(reportInput()).padEnd(950_000, ' '));
+    await until(() => admission.load(company.companyId).inFlight === 1, 'a 950 KB body in flight');
+    return held;
+  }
+
+  it('counts a kind of read not yet seen from the company as the largest answer, until one is seen', async () => {
+    const company = await newCompany();
+    // No waiting: a request that does not fit now is refused at once.
+    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const created = await api(baseUrl).post('/reports/new').set('X-API-KEY', company.key).send(reportInput());
+    const id = (created.body as { id: string }).id;
+    const held = await nearlyFull(baseUrl, admission, company);
+    try {
+      // Its first read might be a maximal report: it does not fit beside 950 KB.
+      await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(429);
+    } finally {
+      held.finish();
+    }
+    expect((await held.answered).status).to.equal(200);
+    // Once one was answered (a small report), the next ones fit.
+    await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+    const again = await nearlyFull(baseUrl, admission, company);
+    try {
+      await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+    } finally {
+      again.finish();
+    }
+    expect((await again.answered).status).to.equal(200);
+  });
+
+  it("learns the size of a company's answers from those it sent, not from its refusals", async () => {
+    const company = await newCompany();
+    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const created = await api(baseUrl)
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput({ notes: 'n'.repeat(100_000), address: 'a'.repeat(1_000) }))
+      .expect(200);
+    const id = (created.body as { id: string }).id;
+    // About 100 KB an answer, learnt from the answers sent.
+    for (let i = 0; i < 8; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+    const held = await nearlyFull(baseUrl, admission, company);
+    try {
+      // Refused: 100 KB does not fit beside 950 KB, and a refusal of a few bytes teaches nothing (one
+      // counted would bring the estimate to 75 KB, and the next read would fit).
+      for (let i = 0; i < 9; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(429);
+    } finally {
+      held.finish();
+    }
+    expect((await held.answered).status).to.equal(200);
   });
 });
 

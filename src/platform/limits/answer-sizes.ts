@@ -11,9 +11,9 @@ export class AnswerSizes {
 
   constructor(private readonly maxCompanies = 10_000) {}
 
-  /** The bytes the company's next answer of this kind is expected to weigh (0 until one was seen). */
-  expected(companyId: string, kind: string): number {
-    return this.sizes.get(companyId)?.get(kind) ?? 0;
+  /** The bytes the company's next answer of this kind is expected to weigh; undefined until one was seen. */
+  expected(companyId: string, kind: string): number | undefined {
+    return this.sizes.get(companyId)?.get(kind);
   }
 
   /** Records an answer's size: the estimate follows the latest answers (each weighs a quarter). */
