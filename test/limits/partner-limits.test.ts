@@ -377,59 +377,63 @@ describe('partner limits: each key has a budget, each company a fair share of th
     expect((await read).status).to.equal(200);
   });
 
-  /** B at work, and a 950 KB create of the company's held in flight: its share has about 100 KB left. */
-  async function nearlyFull(baseUrl: string, admission: Admission, company: TestCompany): Promise<HeldRequest> {
+  /**
+   * Runs `during` while B is at work and a 950 KB create of the company's is held in flight (its share
+   * has about 100 KB left); then the create ends, and is written.
+   */
+  async function whileNearlyFull(
+    { admission, baseUrl }: { admission: Admission; baseUrl: string },
+    company: TestCompany,
+    during: () => Promise<unknown>,
+  ): Promise<void> {
     await api(baseUrl).get('/auth').set('X-API-KEY', b.key).expect(200);
     const held = heldCreate(baseUrl, company.key, JSON.stringify(reportInput()).padEnd(950_000, ' '));
-    await until(() => admission.load(company.companyId).inFlight === 1, 'a 950 KB body in flight');
-    return held;
+    try {
+      await until(() => admission.load(company.companyId).inFlight === 1, 'a 950 KB body in flight');
+      await during();
+    } finally {
+      held.finish();
+    }
+    expect((await held.answered).status).to.equal(200);
   }
 
   it('counts a kind of read not yet seen from the company as the largest answer, until one is seen', async () => {
     const company = await newCompany();
     // No waiting: a request that does not fit now is refused at once.
-    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const served = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const { baseUrl } = served;
     const created = await api(baseUrl).post('/reports/new').set('X-API-KEY', company.key).send(reportInput());
-    const id = (created.body as { id: string }).id;
-    const held = await nearlyFull(baseUrl, admission, company);
-    try {
-      // Its first read might be a maximal report: it does not fit beside 950 KB.
-      await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(429);
-    } finally {
-      held.finish();
-    }
-    expect((await held.answered).status).to.equal(200);
+    const read = () =>
+      api(baseUrl)
+        .get(`/reports/${(created.body as { id: string }).id}`)
+        .set('X-API-KEY', company.key);
+    // Its first read might be a maximal report: it does not fit beside 950 KB.
+    await whileNearlyFull(served, company, () => read().expect(429));
     // Once one was answered (a small report), the next ones fit.
-    await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-    const again = await nearlyFull(baseUrl, admission, company);
-    try {
-      await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-    } finally {
-      again.finish();
-    }
-    expect((await again.answered).status).to.equal(200);
+    await read().expect(200);
+    await whileNearlyFull(served, company, () => read().expect(200));
   });
 
   it("learns the size of a company's answers from those it sent, not from its refusals", async () => {
     const company = await newCompany();
-    const { admission, baseUrl } = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const served = await servedWith({ ...BYTE_SHARES, maxWaiting: 0 });
+    const { baseUrl } = served;
     const created = await api(baseUrl)
       .post('/reports/new')
       .set('X-API-KEY', company.key)
       .send(reportInput({ notes: 'n'.repeat(100_000), address: 'a'.repeat(1_000) }))
       .expect(200);
-    const id = (created.body as { id: string }).id;
+    const read = () =>
+      api(baseUrl)
+        .get(`/reports/${(created.body as { id: string }).id}`)
+        .set('X-API-KEY', company.key);
     // About 100 KB an answer, learnt from the answers sent.
-    for (let i = 0; i < 8; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-    const held = await nearlyFull(baseUrl, admission, company);
-    try {
-      // Refused: 100 KB does not fit beside 950 KB, and a refusal of a few bytes teaches nothing (one
-      // counted would bring the estimate to 75 KB, and the next read would fit).
-      for (let i = 0; i < 9; i++) await api(baseUrl).get(`/reports/${id}`).set('X-API-KEY', company.key).expect(429);
-    } finally {
-      held.finish();
-    }
-    expect((await held.answered).status).to.equal(200);
+    for (let i = 0; i < 8; i++) await read().expect(200);
+    // Refused: 100 KB does not fit beside 950 KB, and a refusal of a few bytes teaches nothing (one
+    // counted would bring the estimate to 75 KB, and the next read would fit).
+    await whileNearlyFull(served, company, async () => {
+      for (let i = 0; i < 9; i++) await read().expect(429);
+    });
   });
 });
 
