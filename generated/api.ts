@@ -60,9 +60,12 @@ export interface paths {
          *     is sent again would make a second report. Send a unique key with it (a UUID, say) in
          *     `Idempotency-Key` ([draft-ietf-httpapi-idempotency-key-header](https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/)),
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
-         *     exactly what the first request answered (status and body; a 400 or 409 included) and changes
-         *     nothing; a revoked API key gets only its 400 `invalid API key`, which is not kept: the retry with
-         *     a valid key is written. The same key with another body is refused (422). A retry sent while the first request is
+         *     exactly what the first request answered (status and body; a 400, or a 409 for a published report,
+         *     included) and changes nothing, before any other rule: a full sandbox, say, still answers the
+         *     report the key made. A revoked API key gets only its 400 `invalid API key`, which is not kept: the
+         *     retry with a valid key is written. The same key with another body is refused (422). An answer that
+         *     asks you to retry later is not kept either (429, 503, a 409 for a report being published or a full
+         *     sandbox): the retry with the same key runs anew. A retry sent while the first request is
          *     still being answered gets 409 (wait, then retry) when it reaches the same server as the first; one
          *     that reaches another server at that moment waits for the first request and gets its answer. Keys
          *     are per company and per world (a test key's `Idempotency-Key` never meets a live key's); a key is
@@ -187,7 +190,9 @@ export interface paths {
          *     `webhook.outcome` is `not_sent` with the reason.
          *
          *     While the webhook is in flight the report is claimed: another publish of it answers 409, and so
-         *     does an update of it through `POST /reports/new`. Deliveries follow the rules of live ones (HTTPS
+         *     does an update of it through `POST /reports/new` (that 409 asks for a retry, so an
+         *     `Idempotency-Key` does not keep it). A wipe of the sandbox meanwhile deletes the report all the
+         *     same: a webhook that went out is still answered as sent, with `reportDeleted: true`. Deliveries follow the rules of live ones (HTTPS
          *     only, no loopback, private or metadata addresses, no redirects, the time limit, the service's
          *     bound on deliveries in flight: past it 503 with `Retry-After`).
          *
@@ -1070,6 +1075,13 @@ export interface components {
         };
         PublishResult: {
             report: components["schemas"]["Report"];
+            /**
+             * @description Present only when the report was deleted while its webhook was being delivered (its sandbox
+             *     wiped with `DELETE /sandbox/reports`): the webhook went out with `report` as it is here, and
+             *     the report, with its entry in the delivery log, no longer exists.
+             * @constant
+             */
+            reportDeleted?: true;
             webhook: {
                 /** @constant */
                 outcome: "sent";
@@ -1569,7 +1581,8 @@ export interface operations {
                  * @description A key of your choosing, unique per create you mean (a UUID is a good choice): 1 to 255 visible
                  *     ASCII characters other than `"` and `\`, spaces allowed inside. As the draft writes it (a
                  *     structured-field string, in double quotes) or bare, as many clients send it: `"abc"` and `abc`
-                 *     are the same key.
+                 *     are the same key. One header line: the header sent more than once is refused (400), never
+                 *     read as one key joined with commas.
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
                  */
                 "Idempotency-Key"?: string;
@@ -1608,7 +1621,8 @@ export interface operations {
              *     as its `Content-Encoding` says), or a body that breaks a rule of `ReportInput`
              *     (the message names the field), including `inspectorEmails` that are not users of the company
              *     (the message lists them) and text that is not well-formed Unicode or holds U+0000 (see
-             *     Conventions). Nothing is stored.
+             *     Conventions), or an `Idempotency-Key` that breaks its rules or is sent more than once. Nothing is
+             *     stored.
              */
             400: {
                 headers: {
@@ -1633,7 +1647,8 @@ export interface operations {
              *     reached (retry once it has been; a request with the key that reaches another server at that
              *     moment waits for the first and gets its answer). Nothing changed.
              *     Or, with a test key, the sandbox holds 10,000 reports, its most, and this request would create
-             *     another: nothing changed.
+             *     another: nothing changed. Of these, a report being published and a full sandbox ask for a
+             *     retry later: an `Idempotency-Key` does not keep them.
              */
             409: {
                 headers: {

@@ -10,6 +10,11 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /**
+     * The refusal is about a passing state, not the request: the same request may succeed later, and
+     * the answer asks for that retry (an Idempotency-Key never keeps it, or the retry would get it again).
+     */
+    readonly transient = false,
   ) {
     super(message);
   }
@@ -37,6 +42,8 @@ export const refuse = {
   notFound: (message: string) => new HttpError(404, message),
   methodNotAllowed: (message: string, headers: Record<string, string>) => new HttpError(405, message, headers),
   conflict: (message: string) => new HttpError(409, message),
+  /** A conflict with a state that passes by itself or by the caller's action: try again later. */
+  conflictForNow: (message: string) => new HttpError(409, message, {}, true),
   bodyTooLarge: () => new HttpError(413, 'request body is larger than 1 MiB'),
   unsupportedMediaType: (message: string) => new HttpError(415, message),
   /** Any Expect but 100-continue; the body is left unread, so the connection closes. */
@@ -44,14 +51,15 @@ export const refuse = {
     new HttpError(417, 'the Expect header is not supported: only 100-continue is', { Connection: 'close' }),
   /** A request well-formed but at odds with an earlier one (an Idempotency-Key reused with another body). */
   unprocessable: (message: string) => new HttpError(422, message),
-  tooManyRequests: (message: string, seconds: number) => new HttpError(429, message, retryAfter(seconds)),
+  tooManyRequests: (message: string, seconds: number) => new HttpError(429, message, retryAfter(seconds), true),
   internal: () => new HttpError(500, 'internal server error'),
   /** The webhook receiver failed: what an inspector's publish shows. */
   badGateway: (message: string) => new HttpError(502, message),
   /** An answer given before, given again (an Idempotency-Key's retry). */
   again: (status: number, message: string) => new HttpError(status, message),
   /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
-  unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) => new HttpError(503, message, retryAfter(seconds)),
+  unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) =>
+    new HttpError(503, message, retryAfter(seconds), true),
 } as const;
 
 export const badRequest = refuse.badRequest;

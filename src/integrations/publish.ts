@@ -124,7 +124,10 @@ async function claim(
   }
 }
 
-/** Step 3: the attempt's outcome in the delivery log and, on a 2xx, the report published. */
+/**
+ * Step 3: the attempt's outcome in the delivery log and, on a 2xx, the report published; a report
+ * deleted during the delivery (a sandbox wiped) cannot be, and the answer says so beside the webhook sent.
+ */
 async function recordOutcome(
   pool: Pool,
   companyId: string,
@@ -132,7 +135,7 @@ async function recordOutcome(
   { deliveryId, claim: claimed, claimExpires, report }: Delivery,
   attempt: DeliveryAttempt,
 ): Promise<PublishResult> {
-  let published: boolean;
+  let published: 'published' | 'deleted' | false;
   try {
     published = await withTransaction(pool, async (db) => {
       await completeAttempt(db, companyId, deliveryId, attempt);
@@ -140,7 +143,9 @@ async function recordOutcome(
         await releaseClaim(db, companyId, reportId, claimed);
         return false;
       }
-      return markPublished(db, companyId, reportId, report.publishedUrl, claimed);
+      if (await markPublished(db, companyId, reportId, report.publishedUrl, claimed)) return 'published';
+      // The webhook went out: a report deleted meanwhile (its sandbox wiped) is answered as sent.
+      return (await findForCompany(db, companyId, reportId)) ? false : 'deleted';
     });
   } catch (err) {
     if (!isDatabaseUnavailable(err) && !(err instanceof HttpError && err.status === 503)) throw err;
@@ -156,5 +161,6 @@ async function recordOutcome(
     throw conflict(
       `report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`,
     );
-  return { report, webhook: { outcome: 'sent', deliveryId, status: attempt.httpStatus! } };
+  const webhook = { outcome: 'sent' as const, deliveryId, status: attempt.httpStatus! };
+  return published === 'deleted' ? { report, webhook, reportDeleted: true } : { report, webhook };
 }

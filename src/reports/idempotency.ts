@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
+import type { IncomingMessage } from 'node:http';
+import { badRequest, conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
@@ -29,9 +30,17 @@ export interface Kept {
   sameBody: boolean;
 }
 
-/** The key of an Idempotency-Key header: the draft's string form ("…") or, as Stripe's clients send it, bare. */
-export function idempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
+/**
+ * The key of a request's Idempotency-Key: the draft's string form ("…") or, as Stripe's clients send it,
+ * bare. The header is one string: sent on several lines, Node would join them with commas into a key no
+ * request was sent with (so that a retry of `k` sent with `k` twice would make a second report): 400.
+ */
+export function idempotencyKey(req: IncomingMessage): string | undefined {
+  const lines = req.headersDistinct['idempotency-key'];
+  if (lines === undefined) return undefined;
+  if (lines.length > 1)
+    throw badRequest(`Idempotency-Key must be sent once: this request has it ${lines.length} times`);
+  const header = lines[0]!;
   const quoted = /^"(.*)"$/.exec(header);
   return quoted ? quoted[1] : header;
 }
@@ -93,10 +102,11 @@ const inFlight = () =>
 
 /**
  * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own
- * after the write's (a rare path); statuses worth retrying (429, 5xx) keep nothing: the write wrote
- * nothing, or, had it committed after all, it stored its key with its report. Nor does a revoked API
- * key's refusal: it is about who sent the request, and a retry with a valid key must be written. A key
- * kept meanwhile by another request is left as it is; one past its lifetime is replaced.
+ * after the write's (a rare path). A refusal that asks for a retry (429, 5xx, a 409 of a passing state:
+ * a publish in flight, a full sandbox) keeps nothing: the write wrote nothing, or, had it committed after
+ * all, it stored its key with its report. Nor does a revoked API key's refusal: it is about who sent the
+ * request, and a retry with a valid key must be written. A key kept meanwhile by another request is left
+ * as it is; one past its lifetime is replaced.
  */
 export async function keepRefusal(
   db: Queryable,
@@ -104,7 +114,7 @@ export async function keepRefusal(
   { key, print }: Idempotency,
   err: unknown,
 ): Promise<void> {
-  if (!(err instanceof HttpError) || err.status >= 500 || err.status === 429 || isInvalidKey(err)) return;
+  if (!(err instanceof HttpError) || err.transient || err.status >= 500 || isInvalidKey(err)) return;
   await db.query({
     name: 'idempotency-refused',
     text: `INSERT INTO idempotency_keys AS p (company_id, key, fingerprint, status, answer, expires_at)

@@ -3,7 +3,6 @@ import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api
 import { badRequest, notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
-import { sandboxHasRoom } from './sandbox.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './wording.js';
 import type { Origin } from './fields.js';
@@ -26,10 +25,9 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   const keys = new IdempotencyKeys(db);
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
-    const { companyId, integrationId, keyId, accountId, mode } = keyPrincipal(req);
+    const { companyId, integrationId, keyId, accountId } = keyPrincipal(req);
     const origin = { companyId, integrationId, keyId, accountId };
-    if (mode === 'test') await sandboxHasRoom(db, companyId, (req.body as ReportInput).restId);
-    const key = idempotencyKey(req.get('idempotency-key'));
+    const key = idempotencyKey(req);
     if (key === undefined) {
       const { id } = await writes.createOrUpdate(origin, req.body as ReportInput);
       res.json({ result: 'ok', id });

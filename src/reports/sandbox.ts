@@ -1,4 +1,4 @@
-import { conflict } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 
 /** A sandbox holds at most this many reports (creates past it are refused), each for at most SANDBOX_DAYS. */
@@ -6,23 +6,22 @@ export const SANDBOX_MAX_REPORTS = 10_000;
 export const SANDBOX_DAYS = 30;
 
 /**
- * 409 for a create that would take the sandbox past SANDBOX_MAX_REPORTS (an update of one of its
- * reports by restId is always let through). Checked before the write: concurrent creates may take it a
- * few reports past, never more than a company's requests in flight.
+ * The bound is the database's (migration 17): each sandbox counts its reports, and a statement that
+ * would create one past the bound fails on this constraint, whatever other processes create at once.
+ * An update of one of its reports by restId creates nothing, and so is always let through.
  */
-export async function sandboxHasRoom(db: Queryable, companyId: string, restId: string | undefined): Promise<void> {
-  const { rows } = await db.query<{ full: boolean; exists: boolean }>({
-    name: 'sandbox-room',
-    text: `SELECT (SELECT count(*) FROM (SELECT 1 FROM reports WHERE company_id = $1 LIMIT $3) r) >= $3 AS full,
-                  EXISTS (SELECT 1 FROM reports WHERE company_id = $1 AND rest_id = $2) AS exists`,
-    values: [companyId, restId ?? null, SANDBOX_MAX_REPORTS],
-  });
-  if (rows[0]!.full && !rows[0]!.exists) {
-    throw conflict(
-      `the sandbox holds ${SANDBOX_MAX_REPORTS.toLocaleString('en-US')} reports, its most: wipe it (DELETE /sandbox/reports) or let reports older than ${SANDBOX_DAYS} days expire`,
-    );
-  }
-}
+const ROOM_CONSTRAINT = 'companies_sandbox_room';
+
+/** Whether a write statement failed for a sandbox's bound (SQLSTATE 23514 on its constraint). */
+export const isSandboxFull = (err: unknown) =>
+  (err as { code?: unknown } | null)?.code === '23514' &&
+  (err as { constraint?: unknown }).constraint === ROOM_CONSTRAINT;
+
+/** 409 for a create past the bound: it asks for a retry once the sandbox has room, and is never kept for an Idempotency-Key. */
+export const sandboxFull = () =>
+  refuse.conflictForNow(
+    `the sandbox holds ${SANDBOX_MAX_REPORTS.toLocaleString('en-US')} reports, its most: wipe it (DELETE /sandbox/reports) or let reports older than ${SANDBOX_DAYS} days expire`,
+  );
 
 /** Every report of a sandbox gone (a partner's DELETE /sandbox/reports); never a live company's. */
 export async function wipeSandbox(db: Queryable, companyId: string): Promise<void> {

@@ -10,6 +10,7 @@ import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
 import type { Idempotency, Kept } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
+import { isSandboxFull, sandboxFull } from './sandbox.js';
 
 /**
  * The writes of a report: create or update (the one statement of write-statement.ts, in batches), and
@@ -47,7 +48,8 @@ function inputText(writes: Write[]): string {
 /**
  * Runs writes as one UPSERT (those of one restId applied in their order): each write's outcome, in
  * order — its report, the answer its Idempotency-Key kept, or why it was refused (400 its key revoked,
- * or unknown inspectors; 409 published or being published, read only then, once per restId).
+ * or unknown inspectors; 409 published or being published, read only then, once per restId). A write
+ * alone that would create a report past its sandbox's bound fails the statement: 409.
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   const input = new SentOnce(inputText(writes));
@@ -55,20 +57,25 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
   const fold = new Set(restIds).size < restIds.length;
   const variant = `${fold ? 'folding' : 'distinct'}${idempotency ? 'Idempotent' : ''}` as const;
-  const { rows } = await db.query<{
-    id: string | null;
-    created: boolean | null;
-    authorized: boolean;
-    unknown: string[];
-    /** Of a keyed batch only: the answer the write's Idempotency-Key kept (null: none). */
-    kept_status?: number | null;
-    kept_answer?: string | null;
-    same_body?: boolean | null;
-  }>({
-    name: `report-upsert-${variant}`,
-    text: UPSERT[variant],
-    values: [input],
-  });
+  const { rows } = await db
+    .query<{
+      id: string | null;
+      created: boolean | null;
+      authorized: boolean;
+      unknown: string[];
+      /** Of a keyed batch only: the answer the write's Idempotency-Key kept (null: none). */
+      kept_status?: number | null;
+      kept_answer?: string | null;
+      same_body?: boolean | null;
+    }>({
+      name: `report-upsert-${variant}`,
+      text: UPSERT[variant],
+      values: [input],
+    })
+    .catch((err: unknown) => {
+      // A batch of several runs again write by write (upsertBatch): only a write alone is at fault.
+      throw writes.length === 1 && isSandboxFull(err) ? sandboxFull() : err;
+    });
   const refusals = new Map<string, Promise<HttpError>>();
   const refusal = ({ origin, restId }: Write) => {
     let why = refusals.get(restId!);
@@ -236,7 +243,7 @@ async function refusedUpdate(db: Queryable, companyId: string, restId: string): 
   );
   return rows[0]?.status === 'published'
     ? conflict(`report with restId ${quoted(restId)} is published and can no longer be updated`)
-    : conflict(
+    : refuse.conflictForNow(
         `report with restId ${quoted(restId)} is being published (its webhook delivery is in flight): try again later`,
       );
 }

@@ -132,6 +132,24 @@ describe('POST /reports/new with an Idempotency-Key', () => {
     expect(await reportCount(company.companyId)).to.equal(1);
   });
 
+  it('refuses the header sent twice (400), never reading the two as one key joined with a comma', async () => {
+    const company = await newCompany();
+    const key = unique('order');
+    const first = await create(company, reportInput(), key).expect(200);
+    const twice = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      // Two header lines (Node's setHeader with an array), which superagent's types allow only for Cookie.
+      .set('Idempotency-Key', [key, key] as unknown as string)
+      .send(reportInput());
+    expect(twice.status).to.equal(400);
+    expect(twice.body).to.deep.equal({ error: 'Idempotency-Key must be sent once: this request has it 2 times' });
+    // One line holding a comma is one key, as sent.
+    const joined = await create(company, reportInput(), `${key}, ${key}`).expect(200);
+    expect(joined.body.id).to.not.equal(first.body.id);
+    expect(await reportCount(company.companyId)).to.equal(2);
+  });
+
   it('gives the key a new life after 24 hours: the same key then makes a new report', async () => {
     const company = await newCompany();
     const key = unique('key');

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
-import { expireSandboxReports } from '../../src/reports/sandbox.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expireSandboxReports, SANDBOX_MAX_REPORTS } from '../../src/reports/sandbox.js';
 import { api, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { startServer, type RunningServer } from '../support/server-process.js';
+import { gate, until } from '../support/wait.js';
 import { auth, verifies, webhookSuite } from '../support/webhooks.js';
 
 /** The sandbox (issue 23): test keys, a world of their own, the inspector's part on demand. */
@@ -25,6 +27,31 @@ async function withSandbox(inspectors: { name: string; email: string }[] = []): 
 
 const create = (key: string, body: object, target: string | undefined = undefined) =>
   (target === undefined ? api() : api(target)).post('/reports/new').set('X-API-KEY', key).send(body);
+
+/** The sandbox company of a company with a test key. */
+async function sandboxOf(company: TestCompany): Promise<string> {
+  const { rows } = await pool().query<{ id: string }>('SELECT id FROM companies WHERE sandbox_of = $1', [
+    company.companyId,
+  ]);
+  return rows[0]!.id;
+}
+
+/** `count` reports more in the company's sandbox, written straight to the table (no partner API). */
+async function fillSandbox(company: TestCompany, count: number): Promise<void> {
+  await pool().query(
+    `INSERT INTO reports (company_id, client_names, inspection_date)
+     SELECT $1, ARRAY['Filler'], DATE '2026-01-01' FROM generate_series(1, $2::integer)`,
+    [await sandboxOf(company), count],
+  );
+}
+
+/** The reports in the company's sandbox. */
+async function sandboxReports(company: TestCompany): Promise<number> {
+  const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM reports WHERE company_id = $1', [
+    await sandboxOf(company),
+  ]);
+  return rows[0]!.n;
+}
 
 describe('the sandbox: test keys and their world', () => {
   it('issues test keys beside live ones: listed with their mode, each answer saying its world', async () => {
@@ -123,19 +150,49 @@ describe('the sandbox: test keys and their world', () => {
     const company = await withSandbox();
     const restId = unique('crm');
     await create(company.testKey, reportInput({ restId })).expect(200);
-    const { rows } = await pool().query<{ company_id: string }>(
-      "SELECT company_id FROM reports WHERE rest_id = $1 AND from_rest_service <> ''",
-      [restId],
-    );
-    await pool().query(
-      `INSERT INTO reports (company_id, client_names, inspection_date)
-       SELECT $1, ARRAY['Filler'], DATE '2026-01-01' FROM generate_series(1, 9999)`,
-      [rows[0]!.company_id],
-    );
+    await fillSandbox(company, 9_999);
     const refused = await create(company.testKey, reportInput()).expect(409);
     expect(refused.body.error).to.match(/^the sandbox holds 10,000 reports, its most/);
     await create(company.testKey, reportInput({ restId, notes: 'still updatable' })).expect(200);
     await create(company.key, reportInput()).expect(200);
+    expect(await sandboxReports(company)).to.equal(SANDBOX_MAX_REPORTS);
+  });
+
+  it("answers an Idempotency-Key what it kept before the bound: a full sandbox's retry gets its report, another body 422", async function () {
+    this.timeout(30_000);
+    const company = await withSandbox();
+    await fillSandbox(company, 9_999);
+    const key = unique('key');
+    const made = await create(company.testKey, reportInput({ notes: 'the last one' })).set('Idempotency-Key', key);
+    expect(made.status).to.equal(200);
+    await create(company.testKey, reportInput()).expect(409);
+    const again = await create(company.testKey, reportInput({ notes: 'the last one' })).set('Idempotency-Key', key);
+    expect([again.status, again.text]).to.deep.equal([200, made.text]);
+    const other = await create(company.testKey, reportInput({ notes: 'another' })).set('Idempotency-Key', key);
+    expect(other.status).to.equal(422);
+    expect(await sandboxReports(company)).to.equal(SANDBOX_MAX_REPORTS);
+  });
+
+  it('keeps no refusal of a full sandbox for an Idempotency-Key: once wiped, the retry with the key is written', async function () {
+    this.timeout(30_000);
+    const company = await withSandbox();
+    await fillSandbox(company, SANDBOX_MAX_REPORTS);
+    const key = unique('key');
+    const input = reportInput({ notes: 'waits for room' });
+    const full = await create(company.testKey, input).set('Idempotency-Key', key);
+    expect(full.status).to.equal(409);
+    expect(full.body.error).to.match(/^the sandbox holds 10,000 reports/);
+    await api().delete('/sandbox/reports').set('X-API-KEY', company.testKey).expect(204);
+    const written = await create(company.testKey, input).set('Idempotency-Key', key);
+    expect(written.status).to.equal(200);
+    expect(await sandboxReports(company)).to.equal(1);
+  });
+
+  it("holds the bound where the database refuses a statement past it: the constraint's and the code's", async () => {
+    const { rows } = await pool().query<{ def: string }>(
+      "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'companies_sandbox_room'",
+    );
+    expect(rows.map((r) => r.def)).to.deep.equal([`CHECK ((sandbox_reports <= ${SANDBOX_MAX_REPORTS}))`]);
   });
 
   it('lets sandbox reports older than 30 days go, and no live report', async () => {
@@ -211,6 +268,27 @@ describe('the sandbox publish and its webhook', () => {
     expect(report.status).to.not.equal('published');
   });
 
+  it('answers a publish whose sandbox was wiped during its delivery as sent, saying the report is gone', async () => {
+    const company = await sandboxWithWebhook();
+    const { body } = await create(company.testKey, reportInput()).expect(200);
+    const receiverAnswers = gate();
+    suite.receiver.on(company.testPath, { status: 204, waitFor: () => receiverAnswers.opened });
+    const publishing = publish(company.testKey, body.id, { notifyIntegration: true }).then((res) => res);
+    try {
+      await until(() => suite.receiver.at(company.testPath).length === 1, 'delivered');
+      await api().delete('/sandbox/reports').set('X-API-KEY', company.testKey).expect(204);
+    } finally {
+      receiverAnswers.open();
+    }
+    const res = await publishing;
+    expect(res.status).to.equal(200);
+    expect(res.body.reportDeleted).to.equal(true);
+    expect(res.body.webhook).to.include({ outcome: 'sent', status: 204 });
+    expect(res.body.report).to.include({ id: body.id, status: 'published' });
+    expect(JSON.parse(suite.receiver.at(company.testPath)[0]!.body)).to.deep.equal(res.body.report);
+    await api().get(`/reports/${body.id}`).set('X-API-KEY', company.testKey).expect(404);
+  });
+
   it("test-delivers and rotates the sandbox's secret apart from the live one", async () => {
     const company = await sandboxWithWebhook();
     const tested = await api(suite.allowed.app)
@@ -256,5 +334,32 @@ describe('the sandbox across two service processes', () => {
       await api(url).get(`/reports/${test.body.id}`).set('X-API-KEY', company.testKey).expect(404);
       await api(url).get(`/reports/${live.body.id}`).set('X-API-KEY', company.key).expect(200);
     }
+  });
+});
+
+describe('the sandbox bound under concurrent creates on two service processes', () => {
+  let servers: RunningServer[] = [];
+  after(() => servers.forEach((s) => s.kill()));
+
+  /** A create sent again after a 429 or 503 (the company's share or the pool busy), as a partner would. */
+  async function createPatiently(key: string, target: string): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await create(key, reportInput(), target);
+      if ((res.status !== 429 && res.status !== 503) || attempt === 20) return res.status;
+      await sleep(100 + Math.random() * 200);
+    }
+  }
+
+  it('is exact: 300 creates at once with room for 100 make exactly 100, the others 409', async function () {
+    this.timeout(120_000);
+    servers = await Promise.all([startServer(), startServer()]);
+    const company = await withSandbox();
+    await fillSandbox(company, SANDBOX_MAX_REPORTS - 100);
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => createPatiently(company.testKey, servers[i % 2]!.baseUrl)),
+    );
+    const counts = statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
+    expect(counts).to.deep.equal({ 200: 100, 409: 200 });
+    expect(await sandboxReports(company)).to.equal(SANDBOX_MAX_REPORTS);
   });
 });

@@ -499,6 +499,35 @@ describe('publishing and the reportPublished webhook', () => {
       expect(b).to.not.equal(a);
     });
 
+    it("keeps no 409 of a keyed update for its Idempotency-Key: once the delivery failed, the key's retry is written", async () => {
+      const company = await companyWithWebhook();
+      const restId = unique('crm');
+      const id = await apiReport(company.key, { restId });
+      const receiverAnswers = gate();
+      suite.receiver.on(company.path, { status: 500, waitFor: () => receiverAnswers.opened });
+      const body = { publishedUrl: 'https://r.example.com/1', notifyIntegration: true };
+      const publishing = publish(suite.allowed.app, company.companyId, id, body).then((res) => res);
+      const key = unique('key');
+      const update = () =>
+        api()
+          .post('/reports/new')
+          .set('X-API-KEY', company.key)
+          .set('Idempotency-Key', key)
+          .send(reportInput({ restId, notes: 'after the publish' }));
+      try {
+        await until(() => suite.receiver.at(company.path).length === 1, 'delivered');
+        const refused = await update().expect(409);
+        expect(refused.body.error).to.match(/is being published .*: try again later$/);
+      } finally {
+        receiverAnswers.open();
+      }
+      expect((await publishing).status).to.equal(502);
+      const retried = await update().expect(200);
+      expect(retried.body).to.deep.equal({ result: 'ok', id });
+      const { body: report } = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+      expect(report.inspectorNotes).to.equal('after the publish');
+    });
+
     it('answers 503 with Retry-After past WEBHOOK_MAX_IN_FLIGHT deliveries, sends nothing and changes nothing', async () => {
       const limited = newApp({
         notifier: suite.receiver.notifier({ maxInFlight: 2 }),
