@@ -10,7 +10,7 @@ export interface KeyPrincipal {
   companyId: string;
   keyId: string;
   integrationId: string;
-  /** The inspection company the key belongs to, in either world: its fair share and its users are this one's. */
+  /** The inspection company the key belongs to, in either world: its users are this one's (its limits are companyId's). */
   accountId: string;
   /** Which world: live (the company's own reports) or test (its sandbox's). */
   mode: 'live' | 'test';

@@ -41,7 +41,7 @@ export type { KeyPrincipal };
  */
 export async function authenticate(db: Queryable, key: string): Promise<KeyPrincipal | undefined> {
   const test = key.startsWith(PREFIXES.test);
-  // A test key's company is its sandbox; the account, whose share and users it has, the sandbox's owner.
+  // A test key's company is its sandbox; the account, whose users it has, the sandbox's owner.
   const account = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
   const { rows } = await db.query<KeyPrincipal>({
     name: test ? 'authenticate-test-key' : 'authenticate-key',

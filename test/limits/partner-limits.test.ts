@@ -5,7 +5,16 @@ import { Admission, LENT_BYTES, type AdmissionOptions } from '../../src/platform
 import { EventLoopLoad } from '../../src/platform/limits/loop-load.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
-import { api, newApp, newCompany, pool, reportInput, testLimits, type TestCompany } from '../support/harness.js';
+import {
+  api,
+  newApp,
+  newCompany,
+  newTestKey,
+  pool,
+  reportInput,
+  testLimits,
+  type TestCompany,
+} from '../support/harness.js';
 import { gate, until } from '../support/wait.js';
 import { databaseKeys } from '../../src/integrations/api-key-cache.js';
 
@@ -159,6 +168,41 @@ describe('partner limits: each key has a budget, each company a fair share of th
     for (const request of held) request.finish();
     for (const request of held) expect((await request.answered).status).to.equal(200);
     expect((await third).status, 'its turn came').to.equal(200);
+  });
+
+  it("gives a company's sandbox a share of its own: its stalled uploads leave the company's live creates served", async () => {
+    const company = await newCompany();
+    const sandbox = await newTestKey(company.companyId);
+    // A share of 4 requests and 2 s of waiting, as a deployment's defaults.
+    const { admission, baseUrl } = await servedWith({
+      perCompany: 4,
+      companyBytes: 1 << 20,
+      processBytes: 32 << 20,
+      maxWaiting: 256,
+      waitMillis: 2_000,
+    });
+    const stalled = Array.from({ length: 12 }, () => heldCreate(baseUrl, sandbox.key));
+    const held = (id: string) => admission.load(id).inFlight + admission.load(id).waiting;
+    try {
+      await until(() => held(sandbox.sandboxId) + held(company.companyId) === 12, 'twelve test-key uploads held');
+      const create = (key: string) =>
+        api(baseUrl)
+          .post('/reports/new')
+          .set('X-API-KEY', key)
+          .send(reportInput())
+          .then((res) => res.status);
+      // Ten live creates of the company at once, as ten of another company's.
+      const [live, other] = await Promise.all([
+        Promise.all(Array.from({ length: 10 }, () => create(company.key))),
+        Promise.all(Array.from({ length: 10 }, () => create(b.key))),
+      ]);
+      expect(live, "the company's live creates").to.deep.equal(Array(10).fill(200));
+      expect(other, "another company's creates").to.deep.equal(Array(10).fill(200));
+    } finally {
+      for (const upload of stalled) upload.finish();
+    }
+    // The sandbox's own queue: each of its uploads is written, or refused for its share alone.
+    for (const upload of stalled) expect([200, 429]).to.include((await upload.answered).status);
   });
 
   it('lends a company alone more places, and takes them back while another company is at work', async () => {

@@ -9,7 +9,7 @@ import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
 import { databaseReports, ReportCache } from '../../src/reports/cache.js';
 import { ReportWriter } from '../../src/reports/write.js';
 import { createKey } from '../../src/integrations/api-keys.js';
-import { addUser, createCompany } from '../../src/companies/companies.js';
+import { addUser, createCompany, sandboxOf } from '../../src/companies/companies.js';
 import { createNotifier } from '../../src/integrations/notifier.js';
 import { Admission } from '../../src/platform/limits/admission.js';
 import { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
@@ -197,6 +197,12 @@ export async function newCompany(inspectors: { name: string; email: string }[] =
     const { key } = await createKey(db, company.id);
     return { companyId: company.id, key, inspectors };
   });
+}
+
+/** A test key of the company, and its sandbox (a company of its own, made on first use). */
+export async function newTestKey(companyId: string): Promise<{ key: string; sandboxId: string }> {
+  const { key } = await createKey(pool(), companyId, 'test');
+  return { key, sandboxId: await sandboxOf(pool(), companyId) };
 }
 
 /** A valid minimal report input, with overrides. */

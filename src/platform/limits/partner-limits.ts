@@ -62,8 +62,9 @@ export function partnerLimits({ admission, rateLimiter }: PartnerLimits): Reques
     );
   };
   return (req, res, next) => {
-    // A company's sandbox (test keys) shares the company's fair share: the account is the unit.
-    const { accountId: companyId, keyId } = keyPrincipal(req);
+    // The key's own company: a sandbox (test keys) is a company of its own with a share of its own, as
+    // any other company, so nothing its requests hold refuses or slows the live ones'.
+    const { companyId, keyId } = keyPrincipal(req);
     if (rateLimiter) {
       const { allowed, remaining, resetSeconds } = rateLimiter.consume(keyId, companyId);
       res.setHeader('RateLimit-Policy', policy!);
