@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Response } from 'supertest';
-import { api, newApp } from '../support/harness.js';
+import { api, newApp, newTestKey, pool, reportInput, testLimits } from '../support/harness.js';
 import { apiReport, auth, companyWithWebhook, deliveryLog, webhookSuite } from '../support/webhooks.js';
 import { gate, until } from '../support/wait.js';
 
@@ -48,6 +48,63 @@ describe('webhook places per company (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY)', () =>
       // A's places are given back: its publish goes out now.
       await publishOf(a.companyId, reportOfA).expect(200);
       expect(await deliveryLog(a.companyId)).to.have.length(5);
+    } finally {
+      receiverAnswers.open();
+      await Promise.allSettled(held);
+      await server.pool.end();
+    }
+  });
+
+  it("leaves the company's live creates and publishes served while its sandbox's publishes wait for a slow receiver", async () => {
+    // A share of 4 requests and 4 deliveries per company, as a deployment's defaults.
+    const server = newApp({
+      notifier: suite.receiver.notifier({ maxInFlightPerCompany: 4 }),
+      limits: testLimits(pool(), { perCompany: 4 }),
+    });
+    const receiverAnswers = gate();
+    const held: Promise<Response>[] = [];
+    try {
+      const [a, b] = [await companyWithWebhook(suite.receiver), await companyWithWebhook(suite.receiver)];
+      const sandbox = await newTestKey(a.companyId);
+      const sandboxPath = `${a.path}-sandbox`;
+      await api()
+        .put(`/internal/companies/${a.companyId}/sandbox/webhook`)
+        .set(auth)
+        .send({ url: suite.receiver.url(sandboxPath) })
+        .expect(200);
+      suite.receiver.on(sandboxPath, { status: 204, waitFor: () => receiverAnswers.opened });
+      const create = (key: string) =>
+        api(server.app)
+          .post('/reports/new')
+          .set('X-API-KEY', key)
+          .send(reportInput())
+          .then((res) => res);
+
+      for (let i = 0; i < 4; i++) {
+        const { body } = await create(sandbox.key);
+        const publish = api(server.app)
+          .post(`/sandbox/reports/${body.id}/publish`)
+          .set('X-API-KEY', sandbox.key)
+          .send({ notifyIntegration: true });
+        held.push(publish.then((res) => res));
+      }
+      await until(() => suite.receiver.at(sandboxPath).length === 4, "the sandbox's four deliveries held");
+
+      // Ten live creates of the company at once, as ten of another company's; and its live publish.
+      const statuses = (key: string) =>
+        Promise.all(Array.from({ length: 10 }, () => create(key).then((r) => r.status)));
+      const [live, other] = await Promise.all([statuses(a.key), statuses(b.key)]);
+      expect(live, "the company's live creates").to.deep.equal(Array(10).fill(200));
+      expect(other, "another company's creates").to.deep.equal(Array(10).fill(200));
+      const published = await api(server.app)
+        .post(`/internal/companies/${a.companyId}/reports/${await apiReport(a.key)}/publish`)
+        .set(auth)
+        .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true })
+        .expect(200);
+      expect(published.body.webhook).to.include({ outcome: 'sent', status: 204 });
+
+      receiverAnswers.open();
+      for (const res of await Promise.all(held)) expect(res.status).to.equal(200);
     } finally {
       receiverAnswers.open();
       await Promise.allSettled(held);
