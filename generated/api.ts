@@ -1215,7 +1215,8 @@ export interface components {
          *     key has used its request budget of the current minute (see `RateLimit-Policy`; `RateLimit` then
          *     says `r=0`), or your company has too many requests in flight at once in the service: each company
          *     gets a fair share (requests in flight, and the bytes they send and receive), and requests past it wait their
-         *     turn for at most 2 seconds, so one company's burst never slows the others.
+         *     turn for at most 2 seconds, so one company's burst never slows the others. A company's sandbox (its
+         *     test keys) has a share of its own, as another company: its requests never take the live requests' share.
          */
         TooManyRequests: {
             headers: {
