@@ -615,7 +615,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). */
+        /** @description The body is larger than 1 MiB (decompressed, when sent with a `Content-Encoding`). A `Content-Length` over 1 MiB is refused at once, before the body is read, and the connection is closed. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

@@ -5,57 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../../src/app.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
-import { appDeps, newCompany, pool } from '../support/harness.js';
+import { APP_TOKEN, appDeps, newCompany, pool } from '../support/harness.js';
+import { answer, converse, lastAnswer, type Answer } from '../support/raw-http.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The request timeout of this file's server: short, so that a test does not wait the real 30 s. */
 const REQUEST_TIMEOUT_MS = 2_000;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** From the first byte sent until the server closed the connection. */
-  ms: number;
-}
-
-/** The last HTTP answer in text read from a connection (a "100 Continue" may precede it). */
-function lastAnswer(text: string, ms: number): Answer {
-  const start = text.lastIndexOf('HTTP/1.1 ');
-  const [head = '', body = ''] = text.slice(start).split(/\r\n\r\n(.*)/s);
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-  );
-  return { status: Number(statusLine.split(' ')[1]), headers, body, ms };
-}
-
-/**
- * Sends `head` on a fresh connection, then, with `trickle`, one more byte every trickle ms, and reads
- * until the server closes the connection (at most 15 s; the socket is destroyed whatever happens).
- */
-async function converse(port: number, head: string, trickle?: number): Promise<{ text: string; ms: number }> {
-  const socket = net.connect(port, '127.0.0.1');
-  const started = Date.now();
-  let text = '';
-  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(head);
-  const dripping = trickle ? setInterval(() => socket.writable && socket.write(' '), trickle) : undefined;
-  try {
-    await Promise.race([closed, sleep(15_000)]);
-    return { text, ms: Date.now() - started };
-  } finally {
-    clearInterval(dripping);
-    socket.destroy();
-  }
-}
-
-async function answer(port: number, head: string, trickle?: number): Promise<Answer> {
-  const { text, ms } = await converse(port, head, trickle);
-  return lastAnswer(text, ms);
-}
 
 function expectJsonError(res: Answer, status: number, error: string | RegExp): void {
   expect(res.status, res.body).to.equal(status);
@@ -120,18 +75,22 @@ describe("Node's own refusals", () => {
   });
 
   it('cuts a body that trickles in at the request timeout, with 408 and a JSON error', async () => {
-    const res = await answer(
+    // An accepted token: the body is being read when the timeout comes (a refusal would come first).
+    const { text, ms } = await converse(
       port,
-      'POST /reports/new HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
-      200,
+      `POST /internal/companies HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${APP_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+      { trickle: 200 },
     );
+    expect(text.match(/HTTP\/1\.1 \d{3} /g)).to.deep.equal(['HTTP/1.1 408 ']);
+    const res = lastAnswer(text, ms);
     expectJsonError(res, 408, `the request was not received in full within ${REQUEST_TIMEOUT_MS / 1000} s`);
     // Cut once the timeout has passed, and well before the 30 s Node's default check interval would allow.
     expect(res.ms).to.be.within(REQUEST_TIMEOUT_MS - 100, REQUEST_TIMEOUT_MS + 6_000);
   });
 
   it('cuts headers that trickle in at the request timeout, with 408', async () => {
-    const { text, ms } = await converse(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a', 200);
+    const { text, ms } = await converse(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a', { trickle: 200 });
     const res = lastAnswer(text, ms);
     expectJsonError(res, 408, `the request was not received in full within ${REQUEST_TIMEOUT_MS / 1000} s`);
     expect(res.ms).to.be.within(REQUEST_TIMEOUT_MS - 100, REQUEST_TIMEOUT_MS + 6_000);

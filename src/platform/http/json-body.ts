@@ -110,18 +110,30 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_TYPE = 'application/json';
 
 /**
+ * Whether the request's Content-Length alone already exceeds the budget: a body sent as it is
+ * (no Content-Encoding) would hold that many bytes. Refused before a byte is read, at once: the
+ * reader would refuse it too, but only once the whole body had arrived.
+ */
+function announcedTooLarge(req: IncomingMessage): boolean {
+  const encoding = req.headers['content-encoding'];
+  return (encoding === undefined || encoding === 'identity') && Number(req.headers['content-length']) > MAX_BODY_BYTES;
+}
+
+/**
  * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
- * (the bytes too), nested at most MAX_JSON_DEPTH deep. A body sent with a method whose operations
- * take none is left unread (Node discards it), so it cannot earn a 413 or 415 those operations do
- * not declare. body-parser reads the bytes (size limit, Content-Encoding, aborted requests); the text
- * is decoded and parsed here (parseJsonBody).
+ * (the bytes too), nested at most MAX_JSON_DEPTH deep; a Content-Length past 1 MiB is 413 before a
+ * byte is read. A body sent with a method whose operations take none is left unread (Node discards
+ * it), so it cannot earn a 413 or 415 those operations do not declare. body-parser reads the bytes
+ * (size limit, Content-Encoding, aborted requests); the text is decoded and parsed here (parseJsonBody).
  */
 export function jsonBody(): RequestHandler {
   // Whether a body is JSON is decided below, once: the reader reads every body that reaches it.
   const read = express.raw({ type: () => true, limit: MAX_BODY_BYTES, verify: checkRawBody });
   return (req, res, next) => {
+    if (BODILESS_METHODS.has(req.method)) return next();
+    if (announcedTooLarge(req)) return next(refuse.bodyTooLarge());
     // No body, or not JSON: left unread, for the validator to refuse as the operation declares.
-    if (BODILESS_METHODS.has(req.method) || !typeis(req, [JSON_TYPE])) return next();
+    if (!typeis(req, [JSON_TYPE])) return next();
     if (charsetOf(req) !== 'utf-8') return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
     read(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
