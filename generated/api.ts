@@ -150,7 +150,9 @@ export interface paths {
          * Start a sandbox report, as an inspector applying a template
          * @description Does to a sandbox report what an inspector applying a template does to a live one: a `new` report
          *     becomes `in_progress`; a report already in progress is answered unchanged; a published report
-         *     cannot be started (409). The operation takes no body.
+         *     cannot be started (409). The operation takes no body: send none, or `Content-Length: 0`. A JSON body
+         *     is read, within the body budgets, and ignored; a body of another type, or with no `Content-Type`, is
+         *     415, and one over 1 MiB 413, and nothing changes.
          *
          *     Only with a test key (`irk_test_…`): a live key gets 403 and changes nothing.
          */
@@ -611,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Start a report (apply a template)
-         * @description Moves a `new` report to `in_progress`; a report already in progress is answered unchanged.
+         * @description Moves a `new` report to `in_progress`; a report already in progress is answered unchanged. The operation takes no body: send none, or `Content-Length: 0`. A JSON body is read, within the body budgets, and ignored; a body of another type, or with no `Content-Type`, is 415, and one over 1 MiB 413, and nothing changes.
          */
         post: operations["startReport"];
         delete?: never;
@@ -1417,7 +1419,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The body is not `application/json`, or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`. */
+        /** @description The body is not `application/json` (a body with no `Content-Type` included), or not UTF-8, or has a `Content-Encoding` other than `gzip`, `deflate` or `br`; also on an operation that takes no body. A request with no body at all (or `Content-Length: 0`) is never refused for its type. */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

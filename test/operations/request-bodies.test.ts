@@ -218,5 +218,49 @@ describe('request body budgets', () => {
       const broken = await api().post(start).set('Authorization', appAuth).type('json').send('{not json').expect(400);
       expect(broken.body).to.deep.equal({ error: 'the body is not valid JSON' });
     });
+
+    it('refuses a body that is not JSON on both starts, as create and publish do: 415, and 413 past 1 MiB', async () => {
+      const company = await newCompany();
+      const { body: issued } = await api()
+        .post(`/internal/companies/${company.companyId}/api-keys`)
+        .set('Authorization', appAuth)
+        .send({ mode: 'test' })
+        .expect(201);
+      const { body: sandboxReport } = await api()
+        .post('/reports/new')
+        .set('X-API-KEY', issued.key)
+        .send(reportInput())
+        .expect(200);
+      const { body: appReport } = await api()
+        .post(`/internal/companies/${company.companyId}/reports`)
+        .set('Authorization', appAuth)
+        .send(reportInput())
+        .expect(201);
+      const starts: [path: string, auth: Record<string, string>][] = [
+        [`/sandbox/reports/${sandboxReport.id}/start`, { 'X-API-KEY': issued.key }],
+        [`/internal/companies/${company.companyId}/reports/${appReport.id}/start`, { Authorization: appAuth }],
+      ];
+      const notJson = { error: 'unsupported media type: send Content-Type: application/json' };
+      for (const [path, auth] of starts) {
+        for (const type of ['text/plain', 'application/xml']) {
+          const res = await api().post(path).set(auth).type(type).send('<start/>').expect(415);
+          expect(res.body, type).to.deep.equal(notJson);
+        }
+        // A body without a Content-Type is not JSON either.
+        const untyped = await sendBytes(api().post(path).set(auth), Buffer.from('{}')).expect(415);
+        expect(untyped.body).to.deep.equal(notJson);
+        const large = await api().post(path).set(auth).type('text/plain').send('x'.repeat(1_100_000)).expect(413);
+        expect(large.body).to.deep.equal({ error: 'request body is larger than 1 MiB' });
+      }
+      // Nothing was started by a refused body.
+      await api()
+        .get(`/reports/${sandboxReport.id}`)
+        .set('X-API-KEY', issued.key)
+        .expect(200, /"status":"new"/);
+      // No body at all starts, whatever Content-Type is named: none, or an empty one.
+      const [sandboxStart, appStart] = starts;
+      await api().post(sandboxStart![0]).set(sandboxStart![1]).expect(200);
+      await api().post(appStart![0]).set(appStart![1]).set('Content-Type', 'text/plain').send('').expect(200);
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
 import { requestLog } from '../observability/request-log.js';
+import { NOT_JSON_TYPE } from './json-body.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
 
@@ -92,7 +93,7 @@ export function toHttpError(
       case 413:
         return refuse.bodyTooLarge();
       case 415:
-        return refuse.unsupportedMediaType('unsupported media type: send Content-Type: application/json');
+        return refuse.unsupportedMediaType(NOT_JSON_TYPE);
       default:
         break;
     }

@@ -5,6 +5,7 @@ import typeis from 'type-is';
 import express, { type RequestHandler } from 'express';
 import { badRequest, refuse } from '../../core/errors.js';
 import { turnFor } from '../../core/loop-turns.js';
+import { hasBody } from './unread-body.js';
 import { rejectInvalidUtf8 } from './utf8-body.js';
 
 /**
@@ -109,6 +110,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_TYPE = 'application/json';
 
+/** The refusal of a body that is not JSON, here and for the validator's own 415 (error-handler.ts). */
+export const NOT_JSON_TYPE = 'unsupported media type: send Content-Type: application/json';
+
 /**
  * Whether the request's Content-Length alone already exceeds the budget: a body sent as it is
  * (no Content-Encoding) would hold that many bytes. Refused before a byte is read, at once: the
@@ -121,10 +125,13 @@ function announcedTooLarge(req: IncomingMessage): boolean {
 
 /**
  * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
- * (the bytes too), nested at most MAX_JSON_DEPTH deep; a Content-Length past 1 MiB is 413 before a
- * byte is read. A body sent with a method whose operations take none is left unread (Node discards
- * it), so it cannot earn a 413 or 415 those operations do not declare. body-parser reads the bytes
- * (size limit, Content-Encoding, aborted requests); the text is decoded and parsed here (parseJsonBody).
+ * (the bytes too), nested at most MAX_JSON_DEPTH deep, for every operation of a method that may take a
+ * body, whether or not it takes one (one that takes none ignores a JSON body, as openapi.yaml says). A
+ * body of another type is 415 and a Content-Length past 1 MiB 413, before a byte is read; no body at all
+ * (no Content-Length or Transfer-Encoding, or `Content-Length: 0`) is left to the operation. A body sent
+ * with a method whose operations take none is left unread (Node discards it), so it cannot earn a 413 or
+ * 415 those operations do not declare. body-parser reads the bytes (size limit, Content-Encoding, aborted
+ * requests); the text is decoded and parsed here (parseJsonBody).
  */
 export function jsonBody(): RequestHandler {
   // Whether a body is JSON is decided below, once: the reader reads every body that reaches it.
@@ -132,8 +139,9 @@ export function jsonBody(): RequestHandler {
   return (req, res, next) => {
     if (BODILESS_METHODS.has(req.method)) return next();
     if (announcedTooLarge(req)) return next(refuse.bodyTooLarge());
-    // No body, or not JSON: left unread, for the validator to refuse as the operation declares.
-    if (!typeis(req, [JSON_TYPE])) return next();
+    // A body of another type is refused here, for every operation alike: one that takes no body
+    // declares the 415 as well, and the validator would let it through. No body is the operation's to judge.
+    if (!typeis(req, [JSON_TYPE])) return next(hasBody(req) ? refuse.unsupportedMediaType(NOT_JSON_TYPE) : undefined);
     if (charsetOf(req) !== 'utf-8') return next(refuse.unsupportedMediaType(UNSUPPORTED_CHARSET));
     read(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
