@@ -25,6 +25,7 @@ import { requireAppToken } from './platform/http/app-token.js';
 import { refuseUnmetExpectations } from './platform/http/expect.js';
 import { jsonBody } from './platform/http/json-body.js';
 import { closeAfterUnreadBody } from './platform/http/unread-body.js';
+import { originFormTarget } from './platform/http/request-target.js';
 import { rejectNulCharacters } from './platform/http/no-nul.js';
 import { noStore } from './platform/http/no-store.js';
 import { headAsGet } from './platform/http/head-as-get.js';
@@ -102,9 +103,9 @@ export function createApp({
   // Cached reports and pages are sent as the JSON kept with them (platform/http/json-once.ts).
   app.response.json = jsonOnce;
 
-  // First, so that every response (404s, errors, the docs) carries X-Request-Id and is logged and counted,
-  // and closes its connection when written before its request's body arrived.
-  app.use(requestLogger(logger), httpMetrics, closeAfterUnreadBody);
+  // First: every response (404s, errors, the docs) carries X-Request-Id, is logged and counted, and closes
+  // its connection when written before its request's body arrived; a target in absolute form becomes a path.
+  app.use(requestLogger(logger), httpMetrics, closeAfterUnreadBody, originFormTarget);
   // Headers for a JSON API: nothing may be framed, run or loaded from these responses (/docs sets its own CSP).
   app.use(
     securityHeaders({

@@ -33,6 +33,8 @@ const INVALID_KEY = 'invalid API key';
 /** The registry: each kind of error, its status, and the headers or fixed message it always has. */
 export const refuse = {
   badRequest: (message: string) => new HttpError(400, message),
+  /** A request target that is neither a path nor an http(s) URL: the connection closes, as for malformed HTTP. */
+  malformedTarget: (message: string) => new HttpError(400, message, { Connection: 'close' }),
   /** The API key is unknown or revoked (400, as the description asks, not 401). */
   invalidKey: () => new HttpError(400, INVALID_KEY),
   /** The application's token is missing or wrong (a Bearer challenge). */
