@@ -231,6 +231,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events of your reports being published, oldest first
+         * @description Every `reportPublished` webhook that was due for your company (your world: a test key sees its
+         *     sandbox's events only), oldest first, in the order they joined the feed, whether or not it was
+         *     delivered: a receiver that was down, or no receiver at all, can catch up here. Keep the id of the
+         *     last event you handled and ask for the events `after` it: following the feed, you never miss an
+         *     event and never see one twice, also while reports are published at once on several servers (an
+         *     event joins the feed only once no event before it can still appear, so one may show a moment
+         *     after its publish answered; `createdAt` may lag the feed's order by a publish's commit).
+         *
+         *     Keyset paging, the body a plain array: when more events follow, the `Link` header gives the next
+         *     page (`</events?limit=20&after=<id>>; rel="next"`). Events are kept 30 days.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one event, with its delivery
+         * @description One of your events (see `GET /events`), with where its delivery stands.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to your webhook address again, now
+         * @description Queues one more attempt of the event to the webhook address in force now, whatever its delivery
+         *     status (`failed` and `delivered` included): it is made within about a second, with the event's
+         *     `webhook-id` and a fresh signature, and counted in the event's `attempts`. Its outcome settles
+         *     the event: `delivered`, or `failed` (no schedule follows a redelivery). The operation takes no body.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     reportPublished: {
@@ -435,6 +507,18 @@ export interface components {
          */
         HttpsUrl: string;
         /**
+         * @description What a publish whose webhook is due does when its first attempt, made while the caller waits,
+         *     fails. `fail` (the default): it answers 502 naming the failure (503 when no delivery place is
+         *     free), publishes nothing and records no event; publish again to retry (the same `webhook-id`),
+         *     or with `notifyIntegration: false` to skip. `retry`: it publishes the report all the same and
+         *     the service keeps trying in the background on its retry schedule (`webhook.outcome: retrying`,
+         *     or `failed` when no attempt will follow, as after a `410 Gone` or while the address is
+         *     disabled); it never answers 503 for want of a delivery place: its event waits its turn.
+         * @default fail
+         * @enum {string}
+         */
+        WhenDeliveryFails: "fail" | "retry";
+        /**
          * @description What an inspector's publish says, for a sandbox report: whether the integration is notified,
          *     and, optionally, the address of the published report (`publishedUrl`, an absolute `https://`
          *     URL; when absent the service makes one, `https://sandbox.invalid/reports/<reportId>`).
@@ -443,19 +527,22 @@ export interface components {
             /** @description `true` sends the `reportPublished` webhook to the sandbox's address, as an inspector who confirms that the integration should be notified; `false` publishes without notifying. */
             notifyIntegration: boolean;
             publishedUrl?: components["schemas"]["HttpsUrl"];
+            whenDeliveryFails?: components["schemas"]["WhenDeliveryFails"];
         };
         PublishResult: {
             report: components["schemas"]["Report"];
             /**
              * @description Present only when the report was deleted while its webhook was being delivered (its sandbox
              *     wiped with `DELETE /sandbox/reports`): the webhook went out with `report` as it is here, and
-             *     the report, with its entry in the delivery log, no longer exists.
+             *     the report no longer exists.
              * @constant
              */
             reportDeleted?: true;
             webhook: {
                 /** @constant */
                 outcome: "sent";
+                /** @description The event (`GET /events/{eventId}`), whose id is the `webhook-id` sent. */
+                eventId: string;
                 /** @description The entry in the delivery log. */
                 deliveryId: string;
                 /**
@@ -465,15 +552,71 @@ export interface components {
                 status: number;
             } | {
                 /** @constant */
+                outcome: "retrying";
+                eventId: string;
+                /** @description Why the first attempt failed, or why it was not made yet. */
+                error: string;
+                nextAttemptAt: components["schemas"]["Timestamp"];
+            } | {
+                /** @constant */
+                outcome: "failed";
+                eventId: string;
+                error: string;
+            } | {
+                /** @constant */
                 outcome: "not_sent";
                 /**
                  * @description Why no webhook was due: `not_requested` (`notifyIntegration` was false),
                  *     `created_in_application` (not an API report), `integration_revoked` (the integration
-                 *     that created the report was revoked), `no_webhook_address`.
+                 *     that created the report was revoked), `no_webhook_address` (the event is recorded all
+                 *     the same, with delivery status `none`, for the partner's `/events` feed).
                  * @enum {string}
                  */
                 reason: "not_requested" | "created_in_application" | "integration_revoked" | "no_webhook_address";
+                /** @description With `no_webhook_address` only, the event recorded for the feed. */
+                eventId?: string;
             };
+        };
+        /** @description ISO 8601 in UTC with milliseconds. */
+        Timestamp: string;
+        /**
+         * @description A `reportPublished` webhook that was due: recorded in the commit that published the report, when
+         *     the report came in through the partner API, its integration was not revoked since, and the
+         *     inspector confirmed the notification (also when no webhook address is set: then nobody is
+         *     called, and the feed is how you learn of it). Kept 30 days (`EVENT_RETENTION`).
+         */
+        Event: {
+            /**
+             * @description The event's id, which is the `webhook-id` every attempt of it sends.
+             * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
+             */
+            id: string;
+            /** @constant */
+            type: "report.published";
+            createdAt: components["schemas"]["Timestamp"];
+            report: components["schemas"]["Report"];
+            delivery: components["schemas"]["EventDelivery"];
+        };
+        EventDelivery: {
+            /**
+             * @description `pending`: an attempt is scheduled (`nextAttemptAt`); `delivered`: the last attempt got a 2xx;
+             *     `failed`: the schedule ran out, the address answered `410 Gone` or was disabled, or a
+             *     redelivery failed; `cancelled`: the integration was revoked before it was delivered (never
+             *     sent again); `none`: no webhook address was set when it was recorded.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "cancelled" | "none";
+            /**
+             * Format: int32
+             * @description Attempts made so far, redeliveries included.
+             */
+            attempts: number;
+            /** @description When the last attempt was made; `null` before the first. */
+            lastAttemptAt: string | null;
+            /** @description When the next attempt is due (`pending` only); otherwise `null`. */
+            nextAttemptAt: string | null;
+            /** @description Why the last attempt failed (or why the event failed or was cancelled); `""` otherwise. */
+            lastError: string;
         };
     };
     responses: {
@@ -614,6 +757,39 @@ export interface components {
                  *       "error": "report 9f4c2b7e-1a3d-4e5f-8a6b-2c7d9e0f1a2b not found"
                  *     }
                  */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No event with this id (in this company and world). */
+        EventNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "event msg_2YjVw7tq1H0y8b3kGc9ZQA not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No webhook address is set, or it is disabled (set it again to enable it). Nothing is queued. */
+        NoDeliveryAddress: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Intake-Mode": components["headers"]["IntakeMode"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -1381,6 +1557,151 @@ export interface operations {
             403: components["responses"]["TestKeyRequired"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of events returned, 1 to 100.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The id of an event of yours; only the events after it are returned. Unknown, or another company's or world's, is 400.
+                 * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
+                 */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of events, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /**
+                     * @description `<...>; rel="next"` when more events follow; absent on the last page.
+                     * @example </events?limit=20&after=msg_2YjVw7tq1H0y8b3kGc9ZQA>; rel="next"
+                     */
+                    Link?: string;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, an `after` that is not the id of one of your events, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's `id` (its `webhook-id`). Unknown, another company's or the other world's gives 404.
+                 * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadKey"];
+            404: components["responses"]["EventNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's `id` (its `webhook-id`). Unknown, another company's or the other world's gives 404.
+                 * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Intake-Mode": components["headers"]["IntakeMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadKey"];
+            404: components["responses"]["EventNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["NoDeliveryAddress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

@@ -4,11 +4,13 @@ import { companiesRouter } from './companies/index.js';
 import {
   authRouter,
   confirmKeyOnRefusal,
+  eventsRouter,
   integrationsRouter,
   requireApiKey,
   sandboxRouter,
   type KeyAuthenticator,
   type Notifier,
+  type RetryPolicy,
 } from './integrations/index.js';
 import {
   applicationReportsRouter,
@@ -46,6 +48,8 @@ export interface AppDeps {
   appToken: string;
   /** Delivers the reportPublished webhook (tests inject one that trusts their local receiver). */
   notifier: Notifier;
+  /** How events are retried after a failed attempt (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER). */
+  retryPolicy: RetryPolicy;
   /** Where API keys are checked: an ApiKeyCache (serve.ts builds it on the change feed). */
   apiKeys: KeyAuthenticator;
   /** Where the partner API reads reports: a ReportCache (serve.ts builds it on the change feed). */
@@ -78,20 +82,8 @@ export async function warmUp(app: Express): Promise<void> {
   }
 }
 
-/** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
-export function createApp({
-  db,
-  logger,
-  validateResponses,
-  appToken,
-  notifier,
-  apiKeys,
-  reports,
-  writes,
-  publicBaseUrl,
-  trustProxy = false,
-  limits,
-}: AppDeps): Express {
+/** An Express app answering only what the contract declares, its JSON sent as cached (json-once.ts). */
+function jsonExpress(trustProxy: boolean): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -102,6 +94,25 @@ export function createApp({
   Object.defineProperty(app.request, 'fresh', { get: () => false });
   // Cached reports and pages are sent as the JSON kept with them (platform/http/json-once.ts).
   app.response.json = jsonOnce;
+  return app;
+}
+
+/** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
+export function createApp({
+  db,
+  logger,
+  validateResponses,
+  appToken,
+  notifier,
+  retryPolicy,
+  apiKeys,
+  reports,
+  writes,
+  publicBaseUrl,
+  trustProxy = false,
+  limits,
+}: AppDeps): Express {
+  const app = jsonExpress(trustProxy);
 
   // First: every response (404s, errors, the docs) carries X-Request-Id, is logged and counted, and closes
   // its connection when written before its request's body arrived; a target in absolute form becomes a path.
@@ -118,7 +129,7 @@ export function createApp({
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
   app.use(
-    ['/auth', '/reports', '/sandbox'],
+    ['/auth', '/reports', '/sandbox', '/events'],
     requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
     partnerLimits(limits),
   );
@@ -130,8 +141,9 @@ export function createApp({
   validators.set(app, validation);
 
   app.use(authRouter());
-  app.use(reportsRouter(db, reports, writes), sandboxRouter(db, notifier));
-  app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, notifier));
+  const publishing = { notifier, policy: retryPolicy };
+  app.use(reportsRouter(db, reports, writes), sandboxRouter(db, publishing), eventsRouter(db));
+  app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, publishing));
   const starting = () => (validation.building ? 'starting: the validators are being built' : undefined);
   app.use(operationsRouter(db, appToken, starting));
 

@@ -1,6 +1,17 @@
-import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { statementTimeoutFor } from './db/pool.js';
+import {
+  boolean,
+  cidrList,
+  concurrency,
+  ConfigError,
+  duration,
+  integer,
+  postgresUrl,
+  publicBaseUrl,
+  schedule,
+} from './config-values.js';
+
+export { ConfigError };
 
 /** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
 export interface Config {
@@ -37,6 +48,16 @@ export interface Config {
   readonly webhookMaxInFlight: number;
   /** Of those, deliveries of one company at most (≤ webhookMaxInFlight), so a slow receiver blocks only its own. */
   readonly webhookMaxInFlightPerCompany: number;
+  /** The waits after each failed attempt of an event, in milliseconds (WEBHOOK_RETRY_SCHEDULE); then it has failed. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** An address failing without a break this long is disabled, in milliseconds (WEBHOOK_DISABLE_AFTER). */
+  readonly webhookDisableAfterMs: number;
+  /** How often a process looks for due events, in milliseconds (WEBHOOK_RETRY_POLL_MS). */
+  readonly webhookRetryPollMs: number;
+  /** Whether this process makes background attempts (WEBHOOK_WORKER): off where other processes make them. */
+  readonly webhookWorker: boolean;
+  /** How long events are kept, in milliseconds (EVENT_RETENTION). */
+  readonly eventRetentionMs: number;
   /** The address partners reach the service at, named in the published documents' `servers`; no trailing slash. */
   readonly publicBaseUrl: string | undefined;
   /** Take the client's protocol and host from X-Forwarded-Proto/Host (only behind a proxy that sets them). */
@@ -53,90 +74,8 @@ export interface Config {
   readonly bytesInFlight: number;
 }
 
-const MAX_WORKERS = 64;
 const MIB = 1024 * 1024;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-export class ConfigError extends Error {}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** "10.0.0.0/8,127.0.0.1/32" → the CIDRs, each checked; a bare address or a bad prefix is refused. */
-function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
-  const entries = (env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  for (const entry of entries) {
-    const [address = '', prefix = '', extra] = entry.split('/');
-    const family = isIP(address);
-    const max = family === 6 ? 128 : 32;
-    if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) {
-      throw new ConfigError(
-        `${name} must be a comma-separated list of CIDRs such as 127.0.0.1/32,10.0.0.0/8; "${entry}" is not one`,
-      );
-    }
-  }
-  return entries;
-}
-
-/** WEB_CONCURRENCY: a number of workers, or `auto` for one per core this process may use. */
-function concurrency(env: NodeJS.ProcessEnv): number {
-  const raw = env.WEB_CONCURRENCY;
-  if (raw === undefined || raw === '') return 1;
-  if (raw === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
-    throw new ConfigError(`WEB_CONCURRENCY must be auto or an integer from 1 to ${MAX_WORKERS}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name] || undefined;
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
-  }
-  return raw;
-}
-
-/** An absolute http(s) URL without query, fragment or credentials, returned without its trailing slash. */
-function publicBaseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name] || undefined;
-  if (raw === undefined) return undefined;
-  const message = `${name} must be an absolute http:// or https:// URL without query or fragment, such as https://api.example.com, got "${raw}"`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(message);
-  }
-  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(message);
-  }
-  return url.href.replace(/\/+$/, '');
-}
 
 /** The database's settings: where it is, the application token that comes with it, the pool and its waits. */
 function databaseConfig(env: NodeJS.ProcessEnv) {
@@ -201,6 +140,12 @@ function webhookConfig(env: NodeJS.ProcessEnv) {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookMaxInFlight,
     webhookMaxInFlightPerCompany,
+    // The Standard Webhooks schedule: about three days in all.
+    webhookRetrySchedule: Object.freeze(schedule(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
+    webhookDisableAfterMs: duration(env, 'WEBHOOK_DISABLE_AFTER', '5d'),
+    webhookRetryPollMs: integer(env, 'WEBHOOK_RETRY_POLL_MS', 1_000, 10, 60_000),
+    webhookWorker: boolean(env, 'WEBHOOK_WORKER', true),
+    eventRetentionMs: duration(env, 'EVENT_RETENTION', '30d'),
   };
 }
 

@@ -6,7 +6,7 @@ import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
-import { ApiKeyCache, createNotifier } from './integrations/index.js';
+import { ApiKeyCache, createNotifier, DeliveryWorker, sweepOldEvents } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
 import { EventLoopLoad } from './platform/limits/loop-load.js';
 import { RateLimiter } from './platform/limits/rate-limiter.js';
@@ -41,6 +41,35 @@ function partnerLimits(config: Config, db: Pool) {
   return { admission, rateLimiter };
 }
 
+/**
+ * The webhook's deliveries: the notifier of publishes, the retry policy of events, the background
+ * attempts of due events (with places of their own, as many as publishes have) and the sweep of events
+ * past EVENT_RETENTION; the worker starts once the process listens.
+ */
+function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
+  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
+  const notifier = createNotifier({
+    allowedCidrs: config.webhookAllowedCidrs,
+    timeoutMs: config.webhookTimeoutMs,
+    maxInFlight: config.webhookMaxInFlight,
+    maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
+  });
+  const retryPolicy = { schedule: config.webhookRetrySchedule, disableAfterMs: config.webhookDisableAfterMs };
+  const worker = new DeliveryWorker({
+    db,
+    notifier,
+    policy: retryPolicy,
+    logger,
+    pollMs: config.webhookRetryPollMs,
+    maxInFlight: config.webhookMaxInFlight,
+    maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
+  });
+  const sweep = () => void sweepOldEvents(db, config.eventRetentionMs).catch(() => undefined);
+  const eventSweeper = setInterval(sweep, SWEEP_MS);
+  eventSweeper.unref();
+  return { notifier, retryPolicy, worker, eventSweeper };
+}
+
 export interface Service {
   baseUrl: string;
   /** Graceful stop: refuse new connections, finish requests in flight, close the key cache and the pool. */
@@ -59,13 +88,6 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     statementTimeoutMillis: config.databaseStatementTimeoutMs,
     preparedStatements: config.databasePreparedStatements,
   });
-  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
-  const notifier = createNotifier({
-    allowedCidrs: config.webhookAllowedCidrs,
-    timeoutMs: config.webhookTimeoutMs,
-    maxInFlight: config.webhookMaxInFlight,
-    maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
-  });
   // Keys and reports cached in the process, changes announced across processes through LISTEN/NOTIFY
   // (see ChangeFeed). LISTEN needs a session of its own, so it takes the direct connection, as
   // migrations do.
@@ -77,12 +99,14 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   const reports = new ReportCache({ db, feed });
   const { admission, rateLimiter } = partnerLimits(config, db);
   const sweeper = sweepEvery(db, SWEEP_MS);
+  const { notifier, retryPolicy, worker, eventSweeper } = webhookDeliveries(config, db, logger);
   const app = createApp({
     db,
     logger,
     validateResponses: config.validateResponses,
     appToken,
     notifier,
+    retryPolicy,
     apiKeys,
     reports,
     writes: new ReportWriter(db),
@@ -91,6 +115,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     limits: { admission, rateLimiter },
   });
   const server = await listen(app, config.port, config.host);
+  if (config.webhookWorker) worker.start();
   // Not ready (/readyz 503) until built; not built is only slower: each operation's first request builds its own.
   if (config.warmValidators)
     void warmUp(app).then(
@@ -106,7 +131,8 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     baseUrl,
     stop: (signal) => {
       sweeper.stop();
-      return stopService(signal, { config, logger, server, rateLimiter, apiKeys, feed, db });
+      clearInterval(eventSweeper);
+      return stopService(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
     },
   };
 }
@@ -118,6 +144,7 @@ async function stopService(
     config,
     logger,
     server,
+    worker,
     rateLimiter,
     apiKeys,
     feed,
@@ -126,6 +153,7 @@ async function stopService(
     config: Config;
     logger: Logger;
     server: Server;
+    worker: DeliveryWorker;
     rateLimiter: RateLimiter | undefined;
     apiKeys: ApiKeyCache;
     feed: ChangeFeed;
@@ -133,6 +161,8 @@ async function stopService(
   },
 ): Promise<void> {
   const drained = stopServer(server, config.shutdownTimeoutMs);
+  // Background attempts finish within the same budget, or are handed back to the other processes.
+  const handedBack = worker.stop(config.shutdownTimeoutMs);
   // Logged once the listening socket is closed: from here on new connections are refused.
   logger.info(
     { signal, timeoutMs: config.shutdownTimeoutMs },
@@ -141,6 +171,7 @@ async function stopService(
   if (!(await drained)) {
     logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut off');
   }
+  await handedBack;
   await rateLimiter?.close();
   await apiKeys.close();
   await feed.close();

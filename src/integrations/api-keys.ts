@@ -1,6 +1,7 @@
 import type { KeyPrincipal } from '../core/request-context.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { cancelPendingEvents } from './events.js';
 import { isUuid } from '../core/ids.js';
 import type { ApiKeySummary, CreatedKey } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
@@ -153,4 +154,6 @@ async function revokeIn(db: Queryable, companyId: string): Promise<void> {
   // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
   if (rows[0])
     await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+  // Nothing of a revoked integration is sent again: its pending events are cancelled.
+  await cancelPendingEvents(db, companyId);
 }

@@ -20,7 +20,8 @@ import type { Pool } from '../db/pool.js';
 import { createKey, listKeys, revokeIntegration, revokeKey } from './api-keys.js';
 import { listDeliveries } from './deliveries.js';
 import type { Notifier } from './notifier.js';
-import { publishReport } from './publish.js';
+import { publishReport, type PublishDelivery } from './publish.js';
+import { applicationEventsRoutes } from './events-routes.js';
 import { readIntegration, rotateSecret, setWebhook } from './settings.js';
 import { newWebhookSecret } from './signing.js';
 import { keyNotFound } from './wording.js';
@@ -34,13 +35,15 @@ const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
  * guards /internal): API keys, the webhook's address and secret, test deliveries, the delivery log, and
  * publishing a report, which sends the reportPublished webhook.
  */
-export function integrationsRouter(db: Pool, notifier: Notifier): Router {
+export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router {
+  const { notifier } = delivery;
   const router = Router();
   router.param('companyId', requireCompany(db));
   keyRoutes(router, db);
   webhookRoutes(router, db, notifier, 'webhook', itself, 'the company');
   webhookRoutes(router, db, notifier, 'sandbox/webhook', sandboxOf, 'the sandbox');
-  publishRoutes(router, db, notifier);
+  publishRoutes(router, db, delivery);
+  applicationEventsRoutes(router, db);
 
   router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
     res.json(await readIntegration(db, req.params.companyId!));
@@ -101,10 +104,10 @@ function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: strin
 }
 
 /** Publishing a report (which sends the webhook), and the delivery log. */
-function publishRoutes(router: Router, db: Pool, notifier: Notifier): void {
+function publishRoutes(router: Router, db: Pool, delivery: PublishDelivery): void {
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
-    const result = await publishReport(db, notifier, companyId, reportId, req.body as PublishInput);
+    const result = await publishReport(db, delivery, companyId, reportId, req.body as PublishInput);
     if (!result) throw notFound(reportNotFound(reportId));
     res.json(result);
   });

@@ -21,9 +21,12 @@ export const OUTCOME_NOT_RECORDED =
 
 /** Writes an attempt about to be sent to the delivery log and answers its id. */
 export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
+  // The attempt's number: one more than the attempts already logged with its webhook-id.
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error)
-     VALUES ($1, $2, $3, $4, 0, $5) RETURNING id`,
+    `INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error, attempt)
+     VALUES ($1, $2, $3, $4, 0, $5,
+             (SELECT count(*) + 1 FROM webhook_deliveries WHERE company_id = $1 AND webhook_id = $3))
+     RETURNING id`,
     [companyId, target.reportId, target.webhookId, target.url, OUTCOME_NOT_RECORDED],
   );
   return rows[0]!.id;
@@ -55,7 +58,9 @@ export async function completeAttempt(
 /** The company's latest attempts, newest first. */
 export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<WebhookDelivery[]> {
   const { rows } = await db.query<WebhookDelivery>(
-    `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test, webhook_id AS "webhookId", url,
+    `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test,
+            CASE WHEN report_id IS NULL THEN '' ELSE webhook_id END AS "eventId", attempt,
+            webhook_id AS "webhookId", url,
             ${isoTimestamp('attempted_at')} AS "attemptedAt",
             duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
        FROM webhook_deliveries WHERE company_id = $1

@@ -25,6 +25,8 @@ export interface DeliveryAttempt {
   /** "" when the receiver answered 2xx. */
   error: string;
   responseExcerpt: string;
+  /** A 429 or 503's Retry-After, in milliseconds from the answer (seconds or an HTTP date); absent otherwise. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -129,7 +131,16 @@ export function createNotifier(options: NotifierOptions): Notifier {
   };
 }
 
-type Outcome = Pick<DeliveryAttempt, 'httpStatus' | 'error' | 'responseExcerpt'>;
+type Outcome = Pick<DeliveryAttempt, 'httpStatus' | 'error' | 'responseExcerpt' | 'retryAfterMs'>;
+
+/** Retry-After as RFC 9110 has it: a number of seconds, or an HTTP date; undefined when it is neither. */
+export function retryAfterMs(header: string | string[] | undefined, now: number): number | undefined {
+  if (typeof header !== 'string') return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) || !/[a-z]/i.test(value) ? undefined : Math.max(0, at - now);
+}
 
 async function send(client: Got, message: WebhookMessage, at: Date): Promise<Outcome> {
   // The agent map only has an HTTPS agent: an http:// address must never reach got.
@@ -146,12 +157,18 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
   });
   // Errors after the outcome is known (the body cut short) must not crash the process.
   stream.on('error', () => undefined);
-  const statusCode = await new Promise<number>((resolve, reject) => {
-    stream.once('response', (response: { statusCode: number }) => resolve(response.statusCode));
-    stream.once('error', reject);
-  });
+  const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>(
+    (resolve, reject) => {
+      stream.once('response', resolve);
+      stream.once('error', reject);
+    },
+  );
+  const { statusCode } = response;
   const responseExcerpt = await readExcerpt(stream);
-  return { httpStatus: statusCode, error: describeStatus(statusCode), responseExcerpt };
+  const outcome = { httpStatus: statusCode, error: describeStatus(statusCode), responseExcerpt };
+  const wait =
+    statusCode === 429 || statusCode === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : undefined;
+  return wait === undefined ? outcome : { ...outcome, retryAfterMs: wait };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface PublishTarget {
   pendingWebhookId: string | null;
   /** Another publish of this report is delivering its webhook now: its claim has not expired. */
   publishInFlight: boolean;
+  /** Why the company's address is disabled; "" while it is active. */
+  webhookDisabledReason: string;
 }
 
 /**
@@ -32,7 +34,8 @@ export async function lockForPublish(
             coalesce(i.revoked_at IS NOT NULL, false) AS "integrationRevoked",
             i.webhook_url AS "webhookUrl", ${signingSecretsSql('i')} AS "webhookSecrets",
             r.pending_webhook_id AS "pendingWebhookId",
-            coalesce(r.publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
+            coalesce(r.publish_claimed_until > clock_timestamp(), false) AS "publishInFlight",
+            coalesce(i.webhook_disabled_reason, '') AS "webhookDisabledReason"
        FROM reports r
        LEFT JOIN integrations i ON i.company_id = r.company_id AND i.id = r.integration_id
       WHERE r.company_id = $1 AND r.id = $2

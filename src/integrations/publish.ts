@@ -1,35 +1,20 @@
-import type { PublishInput, PublishResult, Report } from '../api-types.js';
+import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
-import { conflict, HttpError, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
+import { conflict, HttpError, refuse } from '../core/errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { quoted } from '../core/quoted.js';
 import { findForCompany } from '../reports/index.js';
-import {
-  claimForDelivery,
-  lockForPublish,
-  markPublished,
-  releaseClaim,
-  type PublishClaim,
-  type PublishTarget,
-} from './publish-claims.js';
+import { claimForDelivery, lockForPublish, markPublished, releaseClaim, type PublishClaim } from './publish-claims.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
+import { settleAttempt, type RetryPolicy, type Settled } from './event-outcomes.js';
+import { recordEvent } from './events.js';
+import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
 import { newWebhookId } from './signing.js';
 
-type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
-
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
 const CLAIM_MARGIN_MS = 5_000;
-
-/** openapi.yaml's rule (PublishResult): the webhook is due only for an API report of a live integration with an address, when confirmed. */
-function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSentReason | undefined {
-  if (!notifyIntegration) return 'not_requested';
-  if (target.integrationId === null || target.fromRestService === '') return 'created_in_application';
-  if (target.integrationRevoked) return 'integration_revoked';
-  if (target.webhookUrl === null || target.webhookSecrets.length === 0) return 'no_webhook_address';
-  return undefined;
-}
 
 /** A claimed delivery: what is sent, and what step 3 needs to record it. */
 interface Delivery {
@@ -41,6 +26,12 @@ interface Delivery {
   /** The report as it is once published: the webhook's body and the 200's report. */
   report: Report;
   release: () => void;
+}
+
+/** How a publish delivers: the notifier, the retry policy of events, and the inspector's choice. */
+export interface PublishDelivery {
+  notifier: Notifier;
+  policy: RetryPolicy;
 }
 
 /**
@@ -58,12 +49,13 @@ interface Delivery {
  */
 export async function publishReport(
   pool: Pool,
-  notifier: Notifier,
+  { notifier, policy }: PublishDelivery,
   companyId: string,
   reportId: string,
   input: PublishInput,
 ): Promise<PublishResult | undefined> {
-  const claimed = await claim(pool, notifier, companyId, reportId, input);
+  const mode = input.whenDeliveryFails ?? 'fail';
+  const claimed = await claim(pool, notifier, companyId, reportId, input, mode);
   if (!claimed || 'webhook' in claimed) return claimed;
   let attempt: DeliveryAttempt;
   try {
@@ -71,7 +63,7 @@ export async function publishReport(
   } finally {
     claimed.release();
   }
-  return recordOutcome(pool, companyId, reportId, claimed, attempt);
+  return recordOutcome(pool, policy, companyId, reportId, claimed, attempt, mode);
 }
 
 /** Step 1: publishes at once when no webhook is due, otherwise claims the report for the delivery. */
@@ -81,6 +73,7 @@ async function claim(
   companyId: string,
   reportId: string,
   { publishedUrl, notifyIntegration }: PublishInput,
+  mode: WhenDeliveryFails,
 ): Promise<PublishResult | Delivery | undefined> {
   const claimMs = notifier.timeoutMs + (pool.options.connectionTimeoutMillis ?? 0) + CLAIM_MARGIN_MS;
   // A place is taken inside the transaction, once the webhook is known to be due, and given back if
@@ -92,18 +85,14 @@ async function claim(
       if (!target) return undefined;
       if (target.publishInFlight)
         throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
-      const reason = whyNoWebhook(target, notifyIntegration);
-      if (reason) {
-        await markPublished(db, companyId, reportId, publishedUrl);
-        const report = (await findForCompany(db, companyId, reportId))!;
-        return { report, webhook: { outcome: 'not_sent' as const, reason } };
-      }
+      const webhookId = target.pendingWebhookId ?? newWebhookId();
+      const now = { companyId, reportId, publishedUrl, webhookId, mode };
+      const published = await publishIfNoAttempt(db, target, notifyIntegration, now);
+      if (published) return published;
       const place = notifier.reserve(companyId);
-      if ('refused' in place)
-        throw refuse.unavailable(`${place.refused}: publish again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
+      if ('refused' in place) return publishForLater(db, place.refused, now);
       release = place.release;
 
-      const webhookId = target.pendingWebhookId ?? newWebhookId();
       const url = target.webhookUrl!;
       const claim = await claimForDelivery(db, companyId, reportId, webhookId, claimMs);
       const deliveryId = await startAttempt(db, companyId, { reportId, webhookId, url });
@@ -130,22 +119,31 @@ async function claim(
  */
 async function recordOutcome(
   pool: Pool,
+  policy: RetryPolicy,
   companyId: string,
   reportId: string,
-  { deliveryId, claim: claimed, claimExpires, report }: Delivery,
+  { deliveryId, claim: claimed, claimExpires, report, message }: Delivery,
   attempt: DeliveryAttempt,
+  mode: WhenDeliveryFails,
 ): Promise<PublishResult> {
-  let published: 'published' | 'deleted' | false;
+  let published: { settled: Settled; deleted: boolean } | false;
   try {
     published = await withTransaction(pool, async (db) => {
       await completeAttempt(db, companyId, deliveryId, attempt);
-      if (attempt.error) {
+      if (attempt.error && mode === 'fail') {
         await releaseClaim(db, companyId, reportId, claimed);
         return false;
       }
-      if (await markPublished(db, companyId, reportId, report.publishedUrl, claimed)) return 'published';
-      // The webhook went out: a report deleted meanwhile (its sandbox wiped) is answered as sent.
-      return (await findForCompany(db, companyId, reportId)) ? false : 'deleted';
+      // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
+      const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
+      if (deleted && (await findForCompany(db, companyId, reportId))) return false;
+      await recordEvent(db, companyId, {
+        id: message.webhookId,
+        reportId,
+        payload: message.payload,
+        status: 'pending',
+      });
+      return { settled: await settleAttempt(db, companyId, message.webhookId, attempt, policy), deleted };
     });
   } catch (err) {
     if (!isDatabaseUnavailable(err) && !(err instanceof HttpError && err.status === 503)) throw err;
@@ -156,11 +154,18 @@ async function recordOutcome(
       retryAfter,
     );
   }
-  if (attempt.error) throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
+  if (attempt.error && mode === 'fail') throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
   if (!published)
     throw conflict(
       `report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`,
     );
-  const webhook = { outcome: 'sent' as const, deliveryId, status: attempt.httpStatus! };
-  return published === 'deleted' ? { report, webhook, reportDeleted: true } : { report, webhook };
+  const eventId = message.webhookId;
+  const { settled, deleted } = published;
+  const webhook: PublishResult['webhook'] =
+    settled.status === 'delivered'
+      ? { outcome: 'sent', eventId, deliveryId, status: attempt.httpStatus! }
+      : settled.status === 'pending'
+        ? { outcome: 'retrying', eventId, error: settled.error, nextAttemptAt: settled.nextAttemptAt }
+        : { outcome: 'failed', eventId, error: settled.error };
+  return deleted ? { report, webhook, reportDeleted: true } : { report, webhook };
 }

@@ -1,12 +1,11 @@
 import { Router, type RequestHandler, type Response } from 'express';
-import type { PublishResult, Report } from '../api-types.js';
+import type { PublishResult, Report, SandboxPublishInput } from '../api-types.js';
 import { conflict, notFound, refuse } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
 import { findForCompany, reportNotFound, startReport, wipeSandbox } from '../reports/index.js';
-import type { Notifier } from './notifier.js';
-import { publishReport } from './publish.js';
+import { publishReport, type PublishDelivery } from './publish.js';
 
 /** What a sandbox publish sends when the partner names no address: one that exists nowhere. */
 const generatedUrl = (reportId: string) => `https://sandbox.invalid/reports/${encodeURIComponent(reportId)}`;
@@ -23,7 +22,7 @@ const requireTestKey: RequestHandler = (req, _res, next) => {
  * (sending the reportPublished webhook to the sandbox's own address, signed with its own secret, as a
  * live publish does), and wipe the sandbox. The key's company is the sandbox.
  */
-export function sandboxRouter(db: Pool, notifier: Notifier): Router {
+export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
   const router = Router();
   router.use('/sandbox', requireTestKey);
 
@@ -39,9 +38,9 @@ export function sandboxRouter(db: Pool, notifier: Notifier): Router {
   router.post('/sandbox/reports/:reportId/publish', async (req, res: Response<PublishResult>) => {
     const { companyId } = keyPrincipal(req);
     const reportId = req.params.reportId!;
-    const { notifyIntegration, publishedUrl } = req.body as { notifyIntegration: boolean; publishedUrl?: string };
-    const input = { notifyIntegration, publishedUrl: publishedUrl ?? generatedUrl(reportId) };
-    const result = await publishReport(db, notifier, companyId, reportId, input);
+    const body = req.body as SandboxPublishInput;
+    const input = { ...body, publishedUrl: body.publishedUrl ?? generatedUrl(reportId) };
+    const result = await publishReport(db, delivery, companyId, reportId, input);
     if (!result) throw notFound(reportNotFound(reportId));
     res.json(result);
   });

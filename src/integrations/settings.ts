@@ -16,6 +16,7 @@ export const signingSecretsSql = (alias: string): string =>
  * Sets the webhook address and its signing secret on the company's active integration, starting
  * one when none is active; the upsert on the one-active-integration index makes that race-free.
  * The new secret replaces the previous ones at once (no overlap): a new address is a new receiver.
+ * Setting it (the same address included) enables an address that was disabled.
  */
 export async function setWebhook(
   db: Queryable,
@@ -27,7 +28,8 @@ export async function setWebhook(
     `INSERT INTO integrations (company_id, webhook_url, webhook_secret) VALUES ($1, $2, $3)
      ON CONFLICT (company_id) WHERE revoked_at IS NULL
        DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret = EXCLUDED.webhook_secret,
-                     previous_webhook_secret = NULL, previous_secret_expires_at = NULL
+                     previous_webhook_secret = NULL, previous_secret_expires_at = NULL,
+                     webhook_disabled_reason = '', webhook_failing_since = NULL
      RETURNING webhook_url AS url, webhook_secret AS secret`,
     [companyId, url, secret],
   );
@@ -76,10 +78,28 @@ export async function findWebhookTarget(db: Queryable, companyId: string): Promi
   return rows[0];
 }
 
+/** Where an attempt of the company's events goes now, or why none can: no address, or it is disabled. */
+export type EventTarget = { url: string; secrets: string[] } | { refused: 'no_address' | 'disabled'; reason: string };
+
+/** The company's webhook target for an attempt now (the address and secrets in force at this moment). */
+export async function eventTarget(db: Queryable, companyId: string): Promise<EventTarget> {
+  const { rows } = await db.query<{ url: string | null; secrets: string[]; disabled: string }>(
+    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS disabled
+       FROM integrations i WHERE i.company_id = $1 AND i.revoked_at IS NULL`,
+    [companyId],
+  );
+  const row = rows[0];
+  if (!row?.url || row.secrets.length === 0) return { refused: 'no_address', reason: 'no webhook address is set' };
+  if (row.disabled !== '') return { refused: 'disabled', reason: row.disabled };
+  return { url: row.url, secrets: row.secrets };
+}
+
 /** The company's active integration as Settings > Integrations > REST API shows it. */
 export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
   const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
     `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret,
+            CASE WHEN webhook_disabled_reason = '' THEN 'active' ELSE 'disabled' END AS "webhookStatus",
+            webhook_disabled_reason AS "webhookDisabledReason",
             CASE WHEN previous_secret_expires_at > now()
                  THEN ${isoTimestamp('previous_secret_expires_at')} END AS "previousSecretExpiresAt"
        FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
@@ -91,6 +111,8 @@ export async function readIntegration(db: Queryable, companyId: string): Promise
     webhookUrl: active?.webhookUrl ?? null,
     secret: active?.secret ?? null,
     previousSecretExpiresAt: active?.previousSecretExpiresAt ?? null,
+    webhookStatus: active?.webhookStatus ?? 'active',
+    webhookDisabledReason: active?.webhookDisabledReason ?? '',
     keys: active ? await listKeys(db, companyId) : [],
   };
 }

@@ -54,6 +54,9 @@ describe('the OpenAPI 3.0.3 partner document', () => {
       'startSandboxReport',
       'publishSandboxReport',
       'wipeSandbox',
+      'listEvents',
+      'getEvent',
+      'redeliverEvent',
     ]);
   });
 

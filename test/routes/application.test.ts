@@ -3,7 +3,15 @@ import { expect } from 'chai';
 import { APP_TOKEN, api, newApp, newCompany, pool, reportInput, unique } from '../support/harness.js';
 
 /** What GET …/integration shows for a company without an active integration. */
-const NO_INTEGRATION = { active: false, webhookUrl: null, secret: null, previousSecretExpiresAt: null, keys: [] };
+const NO_INTEGRATION = {
+  active: false,
+  webhookUrl: null,
+  secret: null,
+  previousSecretExpiresAt: null,
+  webhookStatus: 'active',
+  webhookDisabledReason: '',
+  keys: [],
+};
 
 const auth = { Authorization: `Bearer ${APP_TOKEN}` };
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -281,6 +289,8 @@ describe('application API: webhook address and integration', () => {
       webhookUrl: url,
       secret: second.body.secret,
       previousSecretExpiresAt: null,
+      webhookStatus: 'active',
+      webhookDisabledReason: '',
       keys: [],
     });
   });
@@ -317,6 +327,8 @@ describe('application API: webhook address and integration', () => {
       webhookUrl: null,
       secret: null,
       previousSecretExpiresAt: null,
+      webhookStatus: 'active',
+      webhookDisabledReason: '',
       keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null, mode: 'live' }],
     });
   });

@@ -65,6 +65,9 @@ export function pool(): Pool {
   return (sharedPool ??= createPool({ connectionString: databaseUrl(), max: 20 }));
 }
 
+/** The retry policy of test apps: a short schedule (three waits of a fraction of a second), disabling after a minute. */
+export const TEST_RETRY_POLICY = { schedule: [200, 200, 200], disableAfterMs: 60_000 };
+
 /** The application token of the test apps (Authorization: Bearer for /internal). */
 export const APP_TOKEN = 'test-app-token-0123456789abcdef0123456789';
 
@@ -76,6 +79,7 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     validateResponses: true,
     appToken: APP_TOKEN,
     notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32, maxInFlightPerCompany: 4 }),
+    retryPolicy: TEST_RETRY_POLICY,
     limits: testLimits(db),
     ...overrides,
     ...caches(db, overrides),

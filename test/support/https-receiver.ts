@@ -16,7 +16,9 @@ export interface ReceivedWebhook {
  * receiver, or one the test lets answer when it is ready), a redirect, or never (slower than any timeout).
  */
 export type Behaviour =
-  { status: number; body?: string | Buffer; waitFor?: () => Promise<unknown> } | { redirectTo: string } | 'hang';
+  | { status: number; body?: string | Buffer; headers?: Record<string, string>; waitFor?: () => Promise<unknown> }
+  | { redirectTo: string }
+  | 'hang';
 
 /**
  * A real HTTPS webhook receiver on 127.0.0.1 with a certificate made for the run (valid for
@@ -26,7 +28,7 @@ export type Behaviour =
 export class HttpsReceiver {
   readonly received: ReceivedWebhook[] = [];
   readonly contractErrors: Error[] = [];
-  private readonly behaviours = new Map<string, Behaviour>();
+  private readonly behaviours = new Map<string, Behaviour[]>();
   private readonly hanging = new Set<ServerResponse>();
 
   private constructor(
@@ -70,8 +72,9 @@ export class HttpsReceiver {
     });
   }
 
-  on(path: string, behaviour: Behaviour): void {
-    this.behaviours.set(path, behaviour);
+  /** How the path answers; given several, one request each in turn, the last for every request after. */
+  on(path: string, ...behaviours: Behaviour[]): void {
+    this.behaviours.set(path, behaviours);
   }
 
   at(path: string): ReceivedWebhook[] {
@@ -90,7 +93,8 @@ export class HttpsReceiver {
       } catch (err) {
         this.contractErrors.push(err as Error);
       }
-      const behaviour = this.behaviours.get(path) ?? { status: 204 };
+      const turns = this.behaviours.get(path);
+      const behaviour = (turns && turns.length > 1 ? turns.shift() : turns?.[0]) ?? { status: 204 };
       if (behaviour === 'hang') {
         this.hanging.add(res);
       } else if ('redirectTo' in behaviour) {
@@ -100,7 +104,9 @@ export class HttpsReceiver {
         this.hanging.add(res);
         void (behaviour.waitFor?.() ?? Promise.resolve()).finally(() => {
           if (!this.hanging.delete(res)) return;
-          res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body ?? '');
+          res
+            .writeHead(behaviour.status, { 'content-type': 'text/plain', ...behaviour.headers })
+            .end(behaviour.body ?? '');
         });
       }
     });

@@ -40,6 +40,9 @@ export async function startServer(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '30000',
+      // Background attempts take any company's due events: only the tests of them turn them on, so that
+      // no other test's server makes (and fails, unable to reach its receiver) another test's attempts.
+      WEBHOOK_WORKER: 'false',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

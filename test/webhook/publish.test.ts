@@ -63,7 +63,13 @@ describe('publishing and the reportPublished webhook', () => {
         publishedUrl: 'https://reports.example.com/r/1',
         notifyIntegration: true,
       }).expect(200);
-      expect(res.body.webhook).to.deep.equal({ outcome: 'sent', deliveryId: res.body.webhook.deliveryId, status: 204 });
+      const webhookId = suite.receiver.at(company.path)[0]!.headers['webhook-id'];
+      expect(res.body.webhook).to.deep.equal({
+        outcome: 'sent',
+        eventId: webhookId,
+        deliveryId: res.body.webhook.deliveryId,
+        status: 204,
+      });
       expect(res.body.report).to.include({ id, status: 'published', publishedUrl: 'https://reports.example.com/r/1' });
 
       const [request, ...more] = suite.receiver.at(company.path);
@@ -329,7 +335,8 @@ describe('publishing and the reportPublished webhook', () => {
         publishedUrl: 'https://r.example.com/1',
         notifyIntegration: true,
       }).expect(200);
-      expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'no_webhook_address' });
+      expect(res.body.webhook).to.deep.include({ outcome: 'not_sent', reason: 'no_webhook_address' });
+      expect(res.body.webhook.eventId).to.match(/^msg_/);
     });
   });
 

@@ -1,0 +1,183 @@
+import { withTransaction, type Pool } from '../db/pool.js';
+import type { Logger } from '../platform/observability/logger.js';
+import { completeAttempt, startAttempt } from './deliveries.js';
+import { settleAttempt, type RetryPolicy } from './event-outcomes.js';
+import { failEvent } from './events.js';
+import { eventTarget } from './settings.js';
+import type { DeliveryAttempt, Notifier } from './notifier.js';
+
+export interface DeliveryWorkerOptions {
+  db: Pool;
+  notifier: Notifier;
+  policy: RetryPolicy;
+  logger: Logger;
+  /** How often to look for due events when none were found. */
+  pollMs: number;
+  /** Attempts this process makes at once, all companies together. */
+  maxInFlight: number;
+  /** Of those, attempts of one company at most, so that a dead receiver's backlog holds back only its own. */
+  maxInFlightPerCompany: number;
+}
+
+/** Beyond the delivery's own limit and the wait for connections: the recording's statements. */
+const LEASE_MARGIN_MS = 5_000;
+
+interface Due {
+  companyId: string;
+  id: string;
+  reportId: string;
+  payload: string;
+}
+
+/**
+ * Makes the attempts of pending events that are due, in the background, in every process: each takes
+ * a due event by setting its lease (one statement: two processes never take the same event while its
+ * lease lives), makes the attempt holding no connection, then settles it (event-outcomes.ts). An
+ * attempt cut short by a crash is made again once its lease has run out: at least once. The places
+ * are the worker's own, apart from those of inspectors' publishes, which never wait behind it; each
+ * company takes at most its share of them, and the due events are taken round by round across
+ * companies, so one company's backlog never delays another's attempts.
+ */
+export class DeliveryWorker {
+  private readonly inFlight = new Map<string, number>();
+  private readonly leased = new Map<string, Due>();
+  private total = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private readonly settled = new Set<() => void>();
+  private readonly leaseMs: number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.leaseMs =
+      options.notifier.timeoutMs + 2 * (options.db.options.connectionTimeoutMillis ?? 5_000) + LEASE_MARGIN_MS;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /**
+   * Takes no more events, waits up to `budgetMs` for the attempts in flight, then hands the events of
+   * those still running back (their leases end now), so another process makes them without waiting.
+   */
+  async stop(budgetMs: number): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    if (this.total > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        this.settled.add(done);
+        setTimeout(done, budgetMs).unref();
+      });
+    }
+    const left = [...this.leased.values()];
+    if (left.length === 0) return;
+    await this.options.db
+      .query(
+        `UPDATE webhook_events SET leased_until = NULL
+          WHERE (company_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND status = 'pending'`,
+        [left.map((e) => e.companyId), left.map((e) => e.id)],
+      )
+      .catch((err: unknown) => this.options.logger.warn({ err: String(err) }, 'events not handed back'));
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.poll().finally(() => (this.running = undefined));
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    const free = this.options.maxInFlight - this.total;
+    let taken = 0;
+    if (free > 0 && !this.stopped) {
+      try {
+        const due = await this.take(free);
+        taken = due.length;
+        for (const event of due) this.attempt(event);
+      } catch (err) {
+        this.options.logger.warn({ err: String(err) }, 'due webhook events not taken');
+      }
+    }
+    // A full batch says more are due: look again at once, when places free up.
+    this.schedule(taken === free && taken > 0 ? 0 : this.options.pollMs);
+  }
+
+  /** Leases up to `free` due events, round by round across companies, each within its share of places. */
+  private async take(free: number): Promise<Due[]> {
+    const busy = [...this.inFlight.entries()];
+    const { rows } = await this.options.db.query<Due>(
+      `WITH due AS (
+         SELECT e.company_id, e.id, e.next_attempt_at,
+                row_number() OVER (PARTITION BY e.company_id ORDER BY e.next_attempt_at, e.feed_seq) AS n
+           FROM webhook_events e
+          WHERE e.status = 'pending' AND e.next_attempt_at <= clock_timestamp()
+            AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
+       ), picked AS (
+         SELECT d.company_id, d.id FROM due d
+          WHERE d.n <= $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
+                                       WHERE b.company_id = d.company_id), 0)
+          ORDER BY d.n, d.next_attempt_at
+          LIMIT $1
+       )
+       UPDATE webhook_events e SET leased_until = clock_timestamp() + $5 * interval '1 millisecond'
+         FROM picked p
+        WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
+          AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
+       RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId", e.payload`,
+      [free, this.options.maxInFlightPerCompany, busy.map(([c]) => c), busy.map(([, n]) => n), this.leaseMs],
+    );
+    return rows;
+  }
+
+  private attempt(event: Due): void {
+    const key = `${event.companyId} ${event.id}`;
+    this.leased.set(key, event);
+    this.total++;
+    this.inFlight.set(event.companyId, (this.inFlight.get(event.companyId) ?? 0) + 1);
+    this.deliver(event)
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err: String(err), eventId: event.id }, 'webhook event attempt not recorded'),
+      )
+      .finally(() => {
+        this.leased.delete(key);
+        this.total--;
+        const left = this.inFlight.get(event.companyId)! - 1;
+        if (left === 0) this.inFlight.delete(event.companyId);
+        else this.inFlight.set(event.companyId, left);
+        if (this.total === 0) for (const done of this.settled) done();
+        // A place is free: events that are due may be waiting for it.
+        if (!this.stopped && !this.running) this.schedule(0);
+      });
+  }
+
+  /** One attempt: to the address and with the secrets in force now; the log row first, the outcome after. */
+  private async deliver(event: Due): Promise<void> {
+    const { db, notifier, policy } = this.options;
+    const target = await eventTarget(db, event.companyId);
+    if ('refused' in target) {
+      await failEvent(db, event.companyId, event.id, `no attempt made: ${target.reason}`);
+      return;
+    }
+    const deliveryId = await startAttempt(db, event.companyId, {
+      reportId: event.reportId,
+      webhookId: event.id,
+      url: target.url,
+    });
+    const attempt: DeliveryAttempt = await notifier.deliver({
+      url: target.url,
+      secrets: target.secrets,
+      webhookId: event.id,
+      payload: event.payload,
+    });
+    await withTransaction(db, async (tx) => {
+      await completeAttempt(tx, event.companyId, deliveryId, attempt);
+      await settleAttempt(tx, event.companyId, event.id, attempt, policy);
+    });
+  }
+}

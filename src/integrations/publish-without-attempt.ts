@@ -1,0 +1,86 @@
+import type { PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
+import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
+import type { Queryable } from '../db/pool.js';
+import { findForCompany } from '../reports/index.js';
+import { recordEvent } from './events.js';
+import { markPublished, type PublishTarget } from './publish-claims.js';
+
+/**
+ * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its
+ * transaction): no webhook is due; it is due but there is nobody to call (no address: the event is
+ * recorded for the feed); the address is disabled; or no delivery place is free. With
+ * `whenDeliveryFails: "fail"` the last two refuse (502, 503) and publish nothing; with `"retry"` the
+ * report is published and its event recorded, failed or waiting for the background.
+ */
+
+type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
+
+/** One publish being decided. */
+export interface PublishNow {
+  companyId: string;
+  reportId: string;
+  publishedUrl: string;
+  /** The event's id if one is recorded: the webhook-id its attempts send. */
+  webhookId: string;
+  mode: WhenDeliveryFails;
+}
+
+/** openapi.yaml's rule (PublishResult): the webhook is due only for an API report of a live integration with an address, when confirmed. */
+function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSentReason | undefined {
+  if (!notifyIntegration) return 'not_requested';
+  if (target.integrationId === null || target.fromRestService === '') return 'created_in_application';
+  if (target.integrationRevoked) return 'integration_revoked';
+  if (target.webhookUrl === null || target.webhookSecrets.length === 0) return 'no_webhook_address';
+  return undefined;
+}
+
+/** Publishes the report and records its event; answers the report and when the event is due (pending only). */
+async function publishWithEvent(
+  db: Queryable,
+  { companyId, reportId, publishedUrl, webhookId }: PublishNow,
+  event: { status: 'pending' | 'failed' | 'none'; error: string },
+): Promise<{ report: Report; due: string | null }> {
+  await markPublished(db, companyId, reportId, publishedUrl);
+  const report = (await findForCompany(db, companyId, reportId))!;
+  const due = await recordEvent(db, companyId, {
+    id: webhookId,
+    reportId,
+    payload: JSON.stringify(report),
+    status: event.status,
+    lastError: event.error,
+  });
+  return { report, due };
+}
+
+/** The answer of a publish that makes no attempt now, or undefined when the webhook is due and can be sent. */
+export async function publishIfNoAttempt(
+  db: Queryable,
+  target: PublishTarget,
+  notifyIntegration: boolean,
+  now: PublishNow,
+): Promise<PublishResult | undefined> {
+  const reason = whyNoWebhook(target, notifyIntegration);
+  if (reason === 'no_webhook_address') {
+    // Due all the same: the event is recorded for the partner's feed, with nobody to call.
+    const { report } = await publishWithEvent(db, now, { status: 'none', error: '' });
+    return { report, webhook: { outcome: 'not_sent', reason, eventId: now.webhookId } };
+  }
+  if (reason) {
+    await markPublished(db, now.companyId, now.reportId, now.publishedUrl);
+    const report = (await findForCompany(db, now.companyId, now.reportId))!;
+    return { report, webhook: { outcome: 'not_sent', reason } };
+  }
+  if (target.webhookDisabledReason === '') return undefined;
+  const error = `the webhook address is disabled: ${target.webhookDisabledReason}`;
+  if (now.mode === 'fail') throw refuse.badGateway(`webhook delivery failed: ${error}; set it again to enable it`);
+  const { report } = await publishWithEvent(db, now, { status: 'failed', error });
+  return { report, webhook: { outcome: 'failed', eventId: now.webhookId, error } };
+}
+
+/** No delivery place is free: 503 ("fail"), or published with its event waiting its turn in the background ("retry"). */
+export async function publishForLater(db: Queryable, refused: string, now: PublishNow): Promise<PublishResult> {
+  if (now.mode === 'fail') throw refuse.unavailable(`${refused}: publish again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
+  const error = `not attempted yet: ${refused}`;
+  const { report, due } = await publishWithEvent(db, now, { status: 'pending', error });
+  return { report, webhook: { outcome: 'retrying', eventId: now.webhookId, error, nextAttemptAt: due! } };
+}

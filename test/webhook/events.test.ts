@@ -1,0 +1,400 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
+import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
+import { createLogger } from '../../src/platform/observability/logger.js';
+import { api, newCompany, newTestKey, pool, reportInput, TEST_RETRY_POLICY, unique } from '../support/harness.js';
+import { until } from '../support/wait.js';
+import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from '../support/webhooks.js';
+
+/**
+ * Durable deliveries through HTTP against PostgreSQL and a real local HTTPS receiver: events recorded
+ * with publishes, attempts made again in the background on a short schedule, the feed, redelivery.
+ * The background worker runs in this process, on the suite's notifier (which trusts the receiver).
+ */
+
+interface Event {
+  id: string;
+  type: string;
+  createdAt: string;
+  report: { id: string; status: string; publishedUrl: string };
+  delivery: {
+    status: string;
+    attempts: number;
+    lastAttemptAt: string | null;
+    nextAttemptAt: string | null;
+    lastError: string;
+  };
+}
+
+describe('durable deliveries: events, background attempts, the feed and redelivery', () => {
+  const suite = webhookSuite();
+  let workers: DeliveryWorker[] = [];
+
+  /** A worker making this suite's background attempts, with the given policy. */
+  function startWorker(policy: RetryPolicy = TEST_RETRY_POLICY, maxInFlightPerCompany = 4): DeliveryWorker {
+    const worker = new DeliveryWorker({
+      db: suite.allowed.pool,
+      notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
+      policy,
+      logger: createLogger('silent'),
+      pollMs: 50,
+      maxInFlight: 32,
+      maxInFlightPerCompany,
+    });
+    worker.start();
+    workers.push(worker);
+    return worker;
+  }
+  afterEach(async () => {
+    await Promise.all(workers.map((w) => w.stop(2_000)));
+    workers = [];
+  });
+
+  const publish = (company: { companyId: string }, reportId: string, body: Record<string, unknown>) =>
+    api(suite.allowed.app)
+      .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
+      .set(auth)
+      .send(body);
+
+  async function apiReport(key: string): Promise<string> {
+    const res = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    return res.body.id as string;
+  }
+
+  const retrying = {
+    publishedUrl: 'https://reports.example.com/r/1',
+    notifyIntegration: true,
+    whenDeliveryFails: 'retry',
+  };
+
+  const event = async (key: string, id: string): Promise<Event> =>
+    (await api().get(`/events/${id}`).set('X-API-KEY', key).expect(200)).body as Event;
+
+  async function settled(key: string, id: string, status: string, timeoutMs = 10_000): Promise<Event> {
+    let last: Event | undefined;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      last = await event(key, id);
+      if (last.delivery.status === status) return last;
+      await sleep(50);
+    }
+    throw new Error(`event ${id} is ${JSON.stringify(last?.delivery)}, not ${status}, after ${timeoutMs} ms`);
+  }
+
+  const log = async (companyId: string) =>
+    (await api().get(`/internal/companies/${companyId}/webhook-deliveries?limit=100`).set(auth).expect(200))
+      .body as Array<{ eventId: string; attempt: number; httpStatus: number | null; webhookId: string }>;
+
+  describe('automatic attempts', () => {
+    it('gets a receiver failing twice then answering 200 three attempts with one webhook-id, each verified', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 500 }, { status: 502 }, { status: 200 });
+      const id = await apiReport(company.key);
+      const res = await publish(company, id, retrying).expect(200);
+      expect(res.body.report).to.include({ id, status: 'published' });
+      expect(res.body.webhook).to.include({ outcome: 'retrying', error: 'the receiver answered HTTP 500' });
+      const eventId = res.body.webhook.eventId as string;
+      expect(Date.parse(res.body.webhook.nextAttemptAt)).to.be.greaterThan(Date.now() - 1_000);
+
+      const done = await settled(company.key, eventId, 'delivered');
+      expect(done.delivery).to.include({ attempts: 3, nextAttemptAt: null, lastError: '' });
+      const requests = suite.receiver.at(company.path);
+      expect(requests).to.have.length(3);
+      for (const request of requests) {
+        expect(request.headers['webhook-id']).to.equal(eventId);
+        new Webhook(company.secret).verify(request.body, request.headers as Record<string, string>);
+        expect(JSON.parse(request.body)).to.deep.equal(done.report);
+      }
+      const attempts = (await log(company.companyId)).reverse();
+      expect(attempts.map((a) => [a.eventId, a.attempt, a.httpStatus])).to.deep.equal([
+        [eventId, 1, 500],
+        [eventId, 2, 502],
+        [eventId, 3, 200],
+      ]);
+    });
+
+    it('fails an event once the schedule is used up, and says so', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 500 });
+      const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+      const failed = await settled(company.key, res.body.webhook.eventId, 'failed');
+      expect(failed.delivery.attempts).to.equal(TEST_RETRY_POLICY.schedule.length + 1);
+      expect(failed.delivery.lastError).to.equal('the receiver answered HTTP 500 (the last of 4 attempts)');
+      expect(suite.receiver.at(company.path)).to.have.length(4);
+    });
+
+    it('honours a 503 with Retry-After: the next attempt waits that long, not the schedule', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 503, headers: { 'Retry-After': '2' } }, { status: 204 });
+      const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+      const pending = await event(company.key, res.body.webhook.eventId);
+      const wait = Date.parse(pending.delivery.nextAttemptAt!) - Date.parse(pending.delivery.lastAttemptAt!);
+      expect(wait).to.be.within(1_900, 3_000);
+      await sleep(1_000);
+      expect(suite.receiver.at(company.path)).to.have.length(1);
+      await settled(company.key, res.body.webhook.eventId, 'delivered');
+      const [first, second] = suite.receiver.at(company.path).map((r) => Number(r.headers['webhook-timestamp']));
+      expect(second! - first!).to.be.at.least(1);
+    });
+
+    it('disables an address that answered 410: no attempt goes to it, pending events fail, setting it again enables it', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 503, headers: { 'Retry-After': '60' } });
+      const waiting = await publish(company, await apiReport(company.key), retrying).expect(200);
+      suite.receiver.on(company.path, { status: 410 });
+      const gone = await publish(company, await apiReport(company.key), retrying).expect(200);
+      expect(gone.body.webhook).to.deep.equal({
+        outcome: 'failed',
+        eventId: gone.body.webhook.eventId,
+        error: 'the webhook address is disabled: the receiver answered HTTP 410 Gone',
+      });
+      const integration = await api().get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
+      expect(integration.body).to.include({
+        webhookStatus: 'disabled',
+        webhookDisabledReason: 'the receiver answered HTTP 410 Gone',
+      });
+      // The event that was waiting failed with the address, and is never attempted.
+      const failed = await event(company.key, waiting.body.webhook.eventId);
+      expect(failed.delivery).to.include({ status: 'failed', nextAttemptAt: null });
+      expect(failed.delivery.lastError).to.match(/disabled: the receiver answered HTTP 410 Gone$/);
+      const sent = suite.receiver.at(company.path).length;
+      // While disabled: "fail" is 502 saying so and publishes nothing; "retry" publishes, the event failed.
+      const id = await apiReport(company.key);
+      const refused = await publish(company, id, { ...retrying, whenDeliveryFails: 'fail' }).expect(502);
+      expect(refused.body.error).to.match(/^webhook delivery failed: the webhook address is disabled/);
+      const { body: unpublished } = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+      expect(unpublished.status).to.equal('new');
+      const later = await publish(company, id, retrying).expect(200);
+      expect(later.body.webhook.outcome).to.equal('failed');
+      await sleep(300);
+      expect(suite.receiver.at(company.path)).to.have.length(sent);
+      // Setting the address again enables it; failed events stay failed until redelivered.
+      suite.receiver.on(company.path, { status: 204 });
+      await api()
+        .put(`/internal/companies/${company.companyId}/webhook`)
+        .set(auth)
+        .send({ url: suite.receiver.url(company.path) })
+        .expect(200);
+      const enabled = await api().get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
+      expect(enabled.body).to.include({ webhookStatus: 'active', webhookDisabledReason: '' });
+      expect((await event(company.key, waiting.body.webhook.eventId)).delivery.status).to.equal('failed');
+    });
+
+    it('disables an address whose attempts all failed for WEBHOOK_DISABLE_AFTER', async () => {
+      startWorker({ schedule: [100, 100, 100, 100, 100, 100, 100, 100, 100, 100], disableAfterMs: 500 });
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 500 });
+      const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+      const failed = await settled(company.key, res.body.webhook.eventId, 'failed');
+      expect(failed.delivery.lastError).to.match(/^the webhook address is disabled: every attempt has failed since /);
+      const integration = await api().get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
+      expect(integration.body.webhookStatus).to.equal('disabled');
+      expect(failed.delivery.attempts).to.be.within(4, 9);
+    });
+
+    it('cancels every pending event when the integration is revoked: none is sent again', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 503, headers: { 'Retry-After': '2' } });
+      const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+      const eventId = res.body.webhook.eventId as string;
+      await api().delete(`/internal/companies/${company.companyId}/integration`).set(auth).expect(204);
+      const { rows } = await pool().query<{ status: string; last_error: string }>(
+        'SELECT status, last_error FROM webhook_events WHERE company_id = $1 AND id = $2',
+        [company.companyId, eventId],
+      );
+      expect(rows).to.deep.equal([{ status: 'cancelled', last_error: 'the REST API integration was revoked' }]);
+      await sleep(2_500);
+      expect(suite.receiver.at(company.path)).to.have.length(1);
+    });
+
+    it("delivers another company's event promptly while one company has 2,000 pending against a dead receiver", async function () {
+      this.timeout(60_000);
+      startWorker(TEST_RETRY_POLICY, 2);
+      const dead = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(dead.path, 'hang');
+      const reportId = await apiReport(dead.key);
+      const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
+      await pool().query(
+        `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
+         SELECT $1, 'msg_dead_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, 2000) n`,
+        [dead.companyId, reportId, unique('x'), JSON.stringify(report)],
+      );
+      await until(() => suite.receiver.at(dead.path).length >= 2, 'the dead receiver reached');
+      const alive = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(alive.path, { status: 500 }, { status: 204 });
+      const res = await publish(alive, await apiReport(alive.key), retrying).expect(200);
+      const started = Date.now();
+      await settled(alive.key, res.body.webhook.eventId, 'delivered', 5_000);
+      expect(Date.now() - started).to.be.below(5_000);
+      // The dead receiver's company never held more than its share of the worker's places.
+      expect(suite.receiver.at(dead.path).length).to.be.at.most(2 * Math.ceil((Date.now() - started) / 1_000 + 2));
+      await api().delete(`/internal/companies/${dead.companyId}/integration`).set(auth).expect(204);
+    });
+  });
+
+  describe('publishing with whenDeliveryFails', () => {
+    it('keeps "fail" as it was: 502, the report unchanged, no event', async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 500 });
+      const id = await apiReport(company.key);
+      await publish(company, id, { ...retrying, whenDeliveryFails: 'fail' }).expect(502);
+      expect((await api().get('/events').set('X-API-KEY', company.key).expect(200)).body).to.deep.equal([]);
+    });
+
+    it('refuses any other value with 400 naming the field, publishing nothing', async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      const id = await apiReport(company.key);
+      const res = await publish(company, id, { ...retrying, whenDeliveryFails: 'later' }).expect(400);
+      expect(res.body.error).to.match(/^whenDeliveryFails /);
+      expect(suite.receiver.at(company.path)).to.have.length(0);
+      const { body } = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
+      expect(body.status).to.equal('new');
+    });
+
+    it('records an event with delivery none when no address is set, for the feed', async () => {
+      const company = await newCompany();
+      const id = await apiReport(company.key);
+      const res = await publish(company, id, {
+        publishedUrl: 'https://r.example.com/1',
+        notifyIntegration: true,
+      }).expect(200);
+      const [only, ...more] = (await api().get('/events').set('X-API-KEY', company.key).expect(200)).body as Event[];
+      expect(more).to.have.length(0);
+      expect(only!.id).to.equal(res.body.webhook.eventId);
+      expect(only).to.deep.include({ type: 'report.published' });
+      expect(only!.delivery).to.deep.equal({
+        status: 'none',
+        attempts: 0,
+        lastAttemptAt: null,
+        nextAttemptAt: null,
+        lastError: '',
+      });
+      expect(only!.report).to.deep.equal(res.body.report);
+    });
+
+    it('records no event for a publish that does not notify', async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      await publish(company, await apiReport(company.key), { ...retrying, notifyIntegration: false }).expect(200);
+      expect((await api().get('/events').set('X-API-KEY', company.key).expect(200)).body).to.deep.equal([]);
+    });
+  });
+
+  describe('the feed', () => {
+    async function publishedEvents(company: CompanyWithWebhook, count: number): Promise<string[]> {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+        ids.push(res.body.webhook.eventId as string);
+      }
+      return ids;
+    }
+
+    it('lists events oldest first, page by page with Link, after an event of yours only', async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      const ids = await publishedEvents(company, 5);
+      const seen: string[] = [];
+      let next: string | undefined = '/events?limit=2';
+      while (next) {
+        const res: { body: Event[]; headers: Record<string, string> } = await api()
+          .get(next)
+          .set('X-API-KEY', company.key)
+          .expect(200);
+        seen.push(...(res.body as Event[]).map((e) => e.id));
+        next = /<([^>]+)>; rel="next"/.exec(res.headers.link ?? '')?.[1];
+      }
+      expect(seen).to.deep.equal(ids);
+      const after = await api().get(`/events?after=${ids[2]}`).set('X-API-KEY', company.key).expect(200);
+      expect(after.body.map((e: Event) => e.id)).to.deep.equal(ids.slice(3));
+      const other = await newCompany();
+      const refused = await api().get(`/events?after=${ids[0]}`).set('X-API-KEY', other.key).expect(400);
+      expect(refused.body.error).to.equal(`after is not the id of one of your events: ${ids[0]}`);
+      await api().get('/events?limit=0').set('X-API-KEY', company.key).expect(400);
+      await api().get('/events?limit=101').set('X-API-KEY', company.key).expect(400);
+    });
+
+    it("answers 404 alike for another company's event, the other world's, or an unknown id", async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      const [id] = await publishedEvents(company, 1);
+      await api().get(`/events/${id}`).set('X-API-KEY', company.key).expect(200);
+      const other = await newCompany();
+      const { key: testKey } = await newTestKey(company.companyId);
+      for (const key of [other.key, testKey]) {
+        await api()
+          .get(`/events/${id}`)
+          .set('X-API-KEY', key)
+          .expect(404, { error: `event ${id} not found` });
+        await api().post(`/events/${id}/redeliver`).set('X-API-KEY', key).expect(404);
+      }
+      expect((await api().get('/events').set('X-API-KEY', testKey).expect(200)).body).to.deep.equal([]);
+      await api().get('/events/msg_unknown').set('X-API-KEY', company.key).expect(404);
+    });
+
+    it("lists the company's live events in the application as the partner's feed does", async () => {
+      const company = await companyWithWebhook(suite.receiver);
+      const ids = await publishedEvents(company, 3);
+      const res = await api().get(`/internal/companies/${company.companyId}/events?limit=2`).set(auth).expect(200);
+      expect(res.body.map((e: Event) => e.id)).to.deep.equal(ids.slice(0, 2));
+      expect(res.headers.link).to.equal(
+        `</internal/companies/${company.companyId}/events?limit=2&after=${ids[1]}>; rel="next"`,
+      );
+    });
+  });
+
+  describe('redelivery and recovery', () => {
+    it('redelivers any event now, as a new attempt, and 409 while no address can take it', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 204 });
+      const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+      expect(res.body.webhook.outcome).to.equal('sent');
+      const eventId = res.body.webhook.eventId as string;
+      const queued = await api().post(`/events/${eventId}/redeliver`).set('X-API-KEY', company.key).expect(202);
+      expect(queued.body.delivery.status).to.equal('pending');
+      const again = await settled(company.key, eventId, 'delivered');
+      expect(again.delivery.attempts).to.equal(2);
+      expect(suite.receiver.at(company.path).map((r) => r.headers['webhook-id'])).to.deep.equal([eventId, eventId]);
+      // A failed redelivery settles the event as failed: no schedule follows it.
+      suite.receiver.on(company.path, { status: 500 });
+      await api().post(`/internal/companies/${company.companyId}/events/${eventId}/redeliver`).set(auth).expect(202);
+      const failed = await settled(company.key, eventId, 'failed');
+      expect(failed.delivery).to.include({ attempts: 3, lastError: 'the receiver answered HTTP 500' });
+      // No address: nothing queued.
+      const bare = await newCompany();
+      const none = await publish(bare, await apiReport(bare.key), retrying).expect(200);
+      const refused = await api()
+        .post(`/events/${none.body.webhook.eventId}/redeliver`)
+        .set('X-API-KEY', bare.key)
+        .expect(409);
+      expect(refused.body.error).to.equal('no webhook address is set: set one, then redeliver');
+    });
+
+    it('recovers every failed event since a moment, and refuses a bad since', async () => {
+      startWorker();
+      const company = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(company.path, { status: 500 });
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await publish(company, await apiReport(company.key), retrying).expect(200);
+        ids.push(res.body.webhook.eventId as string);
+      }
+      for (const id of ids) await settled(company.key, id, 'failed');
+      suite.receiver.on(company.path, { status: 204 });
+      const recover = (since: string) =>
+        api().post(`/internal/companies/${company.companyId}/events/redeliver`).set(auth).send({ since });
+      const bad = await recover('yesterday').expect(400);
+      expect(bad.body.error).to.match(/^since /);
+      const later = await recover(new Date(Date.now() + 60_000).toISOString()).expect(202);
+      expect(later.body).to.deep.equal({ queued: 0 });
+      const all = await recover(new Date(Date.now() - 60_000).toISOString()).expect(202);
+      expect(all.body).to.deep.equal({ queued: 2 });
+      for (const id of ids) await settled(company.key, id, 'delivered');
+    });
+  });
+});
