@@ -189,7 +189,10 @@ export interface paths {
          *     redirects, refused address) answers 502 naming the cause, as an inspector would see it, and
          *     leaves the report as it was. Call again to retry (the retry carries the same `webhook-id`) or
          *     with `notifyIntegration: false` to publish without notifying. When no webhook is due,
-         *     `webhook.outcome` is `not_sent` with the reason.
+         *     `webhook.outcome` is `not_sent` with the reason. With `whenDeliveryFails: retry` the report is
+         *     published even when that attempt fails, and the service keeps trying in the background, as
+         *     after a live publish (`outcome: retrying`, or `failed`; see the `reportPublished` webhook): the
+         *     event shows in the sandbox's `GET /events`.
          *
          *     While the webhook is in flight the report is claimed: another publish of it answers 409, and so
          *     does an update of it through `POST /reports/new` (that 409 asks for a retry, so an
@@ -722,6 +725,14 @@ export interface paths {
          *     `webhook-id`) or with `notifyIntegration: false` to publish without notifying. Every attempt
          *     is written to the delivery log.
          *
+         *     With `whenDeliveryFails: retry` (see `WhenDeliveryFails`) the report is published even when that
+         *     first attempt fails, and the service keeps trying in the background (`outcome: retrying`, or
+         *     `failed` when no attempt will follow); no 502 or 503 for the webhook. Every due webhook, sent or
+         *     not, is recorded as an event (its id the `webhook-id`) in the commit that publishes the report,
+         *     also when the company has no address (`not_sent`, `no_webhook_address`, with the `eventId`). While
+         *     the address is disabled no attempt is made: `fail` answers 502 saying so, `retry` publishes with
+         *     the event `failed`.
+         *
          *     While the webhook is in flight the report is claimed: another publish of it answers 409 and
          *     partner updates of it answer 409, so a report never has two deliveries at once and the report
          *     published is exactly the one sent. The claim ends with the call; should the service lose its
@@ -925,6 +936,25 @@ export interface webhooks {
          *     the limit in force). Redirects are not followed.
          *     Any 2xx status acknowledges the delivery; anything else (or no answer) is shown to the
          *     inspector as a failure, who may retry (with the same `webhook-id`) or publish without notifying.
+         *
+         *     **When your receiver fails: automatic retries.** The inspector may instead publish at once and
+         *     let the service keep trying (`whenDeliveryFails: retry`). Every webhook that is due is an
+         *     **event** (see `GET /events`), whose id is the `webhook-id` of every attempt; each attempt has a
+         *     fresh `webhook-timestamp`, is signed with the secret(s) in force at that moment and goes to the
+         *     address in force at that moment. After a failed attempt the next one waits, in turn, 5 s, 5 min,
+         *     30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (about three days in all; ±10% each, and the service's
+         *     operator may set another schedule); after the last, the event has failed. What your answer means:
+         *     - **2xx**: delivered; no more attempts.
+         *     - **410 Gone**: your address is disabled at once: no attempt goes to it any more, and the
+         *       company's pending events fail, until the company sets the address again.
+         *     - **429 or 503 with `Retry-After`** (seconds or an HTTP date): the next attempt waits at least
+         *       that long (at most 24 h); it counts as a step of the schedule.
+         *     - **A 3xx, any other status, a timeout or a network error**: the next wait of the schedule.
+         *
+         *     An address that has failed every attempt for 5 days without a break is disabled too. Events are
+         *     delivered at least once: an attempt cut short by the service's crash is made again, so drop
+         *     duplicates by `webhook-id`. Missed some? `GET /events` lists them all, oldest first, and
+         *     `POST /events/{eventId}/redeliver` sends one again.
          *
          *     **Verifying the signature** ([Standard Webhooks](https://www.standardwebhooks.com/)). The
          *     signed content is `{webhook-id}.{webhook-timestamp}.{raw body}`; the signature is the base64
@@ -1348,7 +1378,7 @@ export interface components {
         };
         WebhookDelivery: {
             id: string;
-            /** @description The event this attempt delivers (its id is the `webhook-id`); `""` for a test delivery. */
+            /** @description The event this attempt delivers (its id is the `webhook-id`; an attempt of a publish refused in `fail` mode has no event unless the publish is retried and succeeds); `""` for a test delivery. */
             eventId: string;
             /**
              * Format: int32
@@ -3980,7 +4010,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Identifier of the message; the same on retries of one publish, new for every later publish.
+                 * @description Identifier of the message, the event's id (`GET /events/{eventId}`); the same on every attempt of one publish's webhook (retries by the inspector or by the service, redeliveries), new for every later publish.
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
                  */
                 "webhook-id": string;

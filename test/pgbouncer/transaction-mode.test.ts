@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Response } from 'supertest';
 import { APP_TOKEN, api, databaseUrl, newCompany, reportInput, unique } from '../support/harness.js';
+import { HttpsReceiver } from '../support/https-receiver.js';
 import { hasPgBouncer, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { startServer, type RunningServer } from '../support/server-process.js';
 
@@ -116,6 +119,66 @@ describe('behind PgBouncer 1.18 in transaction mode', function () {
     await apiA.get('/auth').set('X-API-KEY', key).expect(400);
 
     expect([...failures(a), ...failures(b)]).to.deep.equal([]);
+  });
+
+  it('two processes share the background attempts of events there: each made once, the feed read through either', async () => {
+    const receiver = await HttpsReceiver.start();
+    const caDir = await mkdtemp(path.join(tmpdir(), 'intake-ca-'));
+    try {
+      await writeFile(path.join(caDir, 'ca.pem'), receiver.ca);
+      const env = {
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        WEBHOOK_WORKER: 'true',
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+        NODE_EXTRA_CA_CERTS: path.join(caDir, 'ca.pem'),
+        WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+        WEBHOOK_RETRY_POLL_MS: '100',
+      };
+      const processes = [await startBehindBouncer(env), await startBehindBouncer(env)];
+      const { key, companyId } = await newCompany();
+      const hook = `/${unique('hook')}`;
+      await api()
+        .put(`/internal/companies/${companyId}/webhook`)
+        .set(bearer)
+        .send({ url: receiver.url(hook) })
+        .expect(200);
+      receiver.on(hook, { status: 503, headers: { 'Retry-After': '1' } });
+      const eventIds = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const target = api(processes[i % 2]!.baseUrl);
+          const { body } = await target.post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+          const res = await target
+            .post(`/internal/companies/${companyId}/reports/${body.id}/publish`)
+            .set(bearer)
+            .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: true, whenDeliveryFails: 'retry' })
+            .expect(200);
+          return (res.body as { webhook: { eventId: string } }).webhook.eventId;
+        }),
+      );
+      receiver.on(hook, { status: 204 });
+      const delivered = async () => {
+        const { body } = await api(processes[0]!.baseUrl).get('/events?limit=100').set('X-API-KEY', key).expect(200);
+        return body as { id: string; delivery: { status: string; attempts: number } }[];
+      };
+      let events = await delivered();
+      for (let tries = 0; tries < 150 && !events.every((e) => e.delivery.status === 'delivered'); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        events = await delivered();
+      }
+      expect(events.map((e) => e.id).sort()).to.deep.equal([...eventIds].sort());
+      expect(events.map((e) => e.delivery.status)).to.deep.equal(eventIds.map(() => 'delivered'));
+      // Each event: the publish's attempt (503; none when the company's places were taken), then the 204,
+      // never made by both processes.
+      const requests = receiver.at(hook).map((r) => String(r.headers['webhook-id']));
+      for (const event of events) {
+        expect(requests.filter((id) => id === event.id)).to.have.length(event.delivery.attempts);
+        expect(event.delivery.attempts).to.be.within(1, 2);
+      }
+      expect([...failures(processes[0]!), ...failures(processes[1]!)]).to.deep.equal([]);
+    } finally {
+      await receiver.stop();
+      await rm(caDir, { recursive: true, force: true });
+    }
   });
 
   it('named (prepared) statements, the default, fail there: the reason for DATABASE_PREPARED_STATEMENTS=false', async () => {

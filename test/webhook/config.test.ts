@@ -68,4 +68,52 @@ describe('webhook configuration', () => {
       /^WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must be at most WEBHOOK_MAX_IN_FLIGHT \(32\)/,
     );
   });
+
+  it('retries on the Standard Webhooks schedule by default, disables after 5 days, keeps events 30 days', () => {
+    const config = loadConfig({});
+    const [s, m, h] = [1_000, 60_000, 3_600_000];
+    expect(config.webhookRetrySchedule).to.deep.equal([
+      5 * s,
+      5 * m,
+      30 * m,
+      2 * h,
+      5 * h,
+      10 * h,
+      14 * h,
+      20 * h,
+      24 * h,
+    ]);
+    expect(config.webhookDisableAfterMs).to.equal(5 * 24 * h);
+    expect(config.eventRetentionMs).to.equal(30 * 24 * h);
+    expect(config.webhookRetryPollMs).to.equal(1_000);
+    expect(config.webhookWorker).to.equal(true);
+  });
+
+  it('reads WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER and EVENT_RETENTION with their units', () => {
+    const config = loadConfig({
+      WEBHOOK_RETRY_SCHEDULE: '1s, 2m,3h,1d',
+      WEBHOOK_DISABLE_AFTER: '12h',
+      EVENT_RETENTION: '7d',
+    });
+    expect(config.webhookRetrySchedule).to.deep.equal([1_000, 120_000, 10_800_000, 86_400_000]);
+    expect(config.webhookDisableAfterMs).to.equal(43_200_000);
+    expect(config.eventRetentionMs).to.equal(604_800_000);
+  });
+
+  it('refuses a schedule with no unit, a zero, an empty entry or a word, naming the variable', () => {
+    for (const bad of ['5', '5s,0m', '5s,,5m', '5s,', 'soon', '5x', '-5s', '1.5h']) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }), bad).to.throw(
+        ConfigError,
+        `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of at most 100 durations above zero, each a whole number with s, m, h or d (such as 5s,5m,30m,2h), got "${bad}"`,
+      );
+    }
+    for (const name of ['WEBHOOK_DISABLE_AFTER', 'EVENT_RETENTION']) {
+      for (const bad of ['5', '0d', 'never', '366d']) {
+        expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).to.throw(
+          ConfigError,
+          new RegExp(`^${name} must be a duration`),
+        );
+      }
+    }
+  });
 });

@@ -4,7 +4,17 @@ import { Webhook } from 'standardwebhooks';
 import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
 import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
-import { api, newCompany, newTestKey, pool, reportInput, TEST_RETRY_POLICY, unique } from '../support/harness.js';
+import pg from 'pg';
+import {
+  api,
+  databaseUrl,
+  newCompany,
+  newTestKey,
+  pool,
+  reportInput,
+  TEST_RETRY_POLICY,
+  unique,
+} from '../support/harness.js';
 import { until } from '../support/wait.js';
 import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from '../support/webhooks.js';
 
@@ -317,6 +327,38 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       expect(refused.body.error).to.equal(`after is not the id of one of your events: ${ids[0]}`);
       await api().get('/events?limit=0').set('X-API-KEY', company.key).expect(400);
       await api().get('/events?limit=101').set('X-API-KEY', company.key).expect(400);
+    });
+
+    it('shows an event only once no event before it can still appear: a slow commit holds back later ones', async () => {
+      const company = await newCompany();
+      const reportId = await apiReport(company.key);
+      const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', company.key).expect(200);
+      const slow = new pg.Client({ connectionString: databaseUrl() });
+      await slow.connect();
+      try {
+        // A publish's transaction that recorded its event and has not committed yet.
+        await slow.query('BEGIN');
+        const earlier = unique('msg_slow');
+        await slow.query(
+          `INSERT INTO webhook_events (company_id, id, report_id, payload, status) VALUES ($1, $2, $3, $4, 'none')`,
+          [company.companyId, earlier, reportId, JSON.stringify(report)],
+        );
+        const later = await publish(company, await apiReport(company.key), {
+          publishedUrl: 'https://r.example.com/1',
+          notifyIntegration: true,
+        }).expect(200);
+        // Committed, yet not shown: the open transaction may still add an event before it.
+        expect((await api().get('/events').set('X-API-KEY', company.key).expect(200)).body).to.deep.equal([]);
+        await slow.query('COMMIT');
+        let ids: string[] = [];
+        for (let tries = 0; ids.length < 2 && tries < 100; tries++) {
+          ids = (await api().get('/events').set('X-API-KEY', company.key).expect(200)).body.map((e: Event) => e.id);
+          await sleep(20);
+        }
+        expect(ids).to.deep.equal([earlier, later.body.webhook.eventId]);
+      } finally {
+        await slow.end();
+      }
     });
 
     it("answers 404 alike for another company's event, the other world's, or an unknown id", async () => {
