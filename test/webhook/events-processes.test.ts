@@ -62,8 +62,16 @@ describe('durable deliveries across service processes', function () {
     return { ...company, path: hook };
   }
 
-  /** Publishes `count` new reports of the company with whenDeliveryFails "retry" on the servers in turn; their event ids. */
-  async function publishRetrying(company: TestCompany, count: number, on: RunningServer[]): Promise<string[]> {
+  /**
+   * Creates `count` reports of the company and publishes each, notifying, on the servers in turn (with
+   * whenDeliveryFails as given, "fail" when absent); the event ids of the publishes.
+   */
+  async function publishEach(
+    company: TestCompany,
+    count: number,
+    on: RunningServer[],
+    whenDeliveryFails?: 'retry',
+  ): Promise<string[]> {
     return Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const target = on[i % on.length]!.baseUrl;
@@ -75,7 +83,7 @@ describe('durable deliveries across service processes', function () {
         const res = await api(target)
           .post(`/internal/companies/${company.companyId}/reports/${body.id}/publish`)
           .set(auth)
-          .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: true, whenDeliveryFails: 'retry' })
+          .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: true, whenDeliveryFails })
           .expect(200);
         return res.body.webhook.eventId as string;
       }),
@@ -114,7 +122,7 @@ describe('durable deliveries across service processes', function () {
     const company = await companyWithAddress();
     // Each first attempt fails, the retries hang: when the processes die some are cut short.
     receiver.on(company.path, { status: 500 });
-    const ids = await publishRetrying(company, 20, [one!, two!]);
+    const ids = await publishEach(company, 20, [one!, two!], 'retry');
     receiver.on(company.path, 'hang');
     await until(() => receiver.at(company.path).length > 20, 'retries in flight', 10_000);
     one!.kill();
@@ -134,7 +142,7 @@ describe('durable deliveries across service processes', function () {
     const [one, two] = [await start(), await start()];
     const company = await companyWithAddress();
     receiver.on(company.path, { status: 503, headers: { 'Retry-After': '1' } });
-    const ids = await publishRetrying(company, 40, [one!, two!]);
+    const ids = await publishEach(company, 40, [one!, two!], 'retry');
     receiver.on(company.path, { status: 204 });
     await allDelivered(company.companyId, 40, 20_000);
     const byId = requestsOf(company.path);
@@ -151,7 +159,7 @@ describe('durable deliveries across service processes', function () {
     const leaving = await start({ SHUTDOWN_TIMEOUT_MS: '300' });
     const company = await companyWithAddress();
     receiver.on(company.path, { status: 500 });
-    const [id] = await publishRetrying(company, 1, [leaving]);
+    const [id] = await publishEach(company, 1, [leaving], 'retry');
     receiver.on(company.path, 'hang');
     await until(() => receiver.at(company.path).length === 2, 'the retry in flight', 10_000);
     process.kill(leaving.child.pid!, 'SIGTERM');
@@ -189,22 +197,7 @@ describe('durable deliveries across service processes', function () {
     };
     const poller = follow();
     // No address: each publish records its event (delivery none) in its own commit, on either process.
-    const ids = await Promise.all(
-      Array.from({ length: 120 }, async (_, i) => {
-        const target = [one!, two!][i % 2]!.baseUrl;
-        const { body } = await api(target)
-          .post('/reports/new')
-          .set('X-API-KEY', company.key)
-          .send(reportInput())
-          .expect(200);
-        const res = await api(target)
-          .post(`/internal/companies/${company.companyId}/reports/${body.id}/publish`)
-          .set(auth)
-          .send({ publishedUrl: 'https://r.example.com/1', notifyIntegration: true })
-          .expect(200);
-        return res.body.webhook.eventId as string;
-      }),
-    );
+    const ids = await publishEach(company, 120, [one!, two!]);
     publishing = false;
     await poller;
     expect(new Set(seen).size).to.equal(seen.length);
