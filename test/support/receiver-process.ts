@@ -101,10 +101,14 @@ export async function startStage(): Promise<Stage> {
   });
   const service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  return { receiver, service, baseUrl, admin: adminOf(baseUrl) };
+}
+
+/** `npm run admin -- …args` against the service at baseUrl (node --import tsx, as npm runs it): its JSON answer. */
+export function adminOf(baseUrl: string): Stage['admin'] {
   const env = { ...process.env, API_URL: baseUrl, APP_TOKEN };
-  const admin = async (...args: string[]) =>
+  return async (...args: string[]) =>
     JSON.parse(
       (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env })).stdout,
     ) as AdminAnswer;
-  return { receiver, service, baseUrl, admin };
 }
