@@ -60,10 +60,13 @@ function* fields(value: unknown): Generator<[string, unknown]> {
   }
 }
 
+/** A `"field": value` of a sketch: a string, number, boolean or null written out, or `[` / `{` opening one. */
+const FIELD = /"(\w+)":\s*("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|[[{])/g;
+
 /** What of the sketch (`{"webhook": {"outcome": "retrying", "eventId": "msg_…"}}`) the answer lacks. */
 function lacking(answer: unknown, sketch: string): string[] {
   const lacks = sketch.startsWith('[') && !(Array.isArray(answer) && answer.length > 0) ? ['a non-empty array'] : [];
-  for (const [pair, field, value] of sketch.matchAll(/"(\w+)":\s*("(?:[^"\\]|\\.)*"|-?\d+|true|false|null|[[{])/g)) {
+  for (const [pair, field, value = ''] of sketch.matchAll(FIELD)) {
     const any = value.includes('…') || value === '[' || value === '{';
     const want: unknown = any ? undefined : JSON.parse(value);
     if (![...fields(answer)].some(([k, v]) => k === field && (any || isDeepStrictEqual(v, want)))) lacks.push(pair);
