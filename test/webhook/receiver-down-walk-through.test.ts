@@ -43,6 +43,8 @@ function walkThrough(readme: string): Step[] {
       continue;
     }
     const step = steps.at(-1);
+    const expects = comment.startsWith('→ ') || comment.startsWith('the receiver prints: ');
+    if (expects && !step) throw new Error(`"${line}" follows no command`);
     if (comment.startsWith('→ ')) step!.answer = comment.slice(2);
     if (comment.startsWith('the receiver prints: ')) step!.prints.push(comment.slice('the receiver prints: '.length));
   }
@@ -144,6 +146,7 @@ describe('the README walk-through: when your receiver is down', function () {
       assignments
         .trim()
         .split(/\s+/)
+        .filter((set) => set !== '')
         .map((set) => set.split(/=(.*)/s).slice(0, 2)),
     );
     // Background attempts are on by default; the test servers' default turns them off.
