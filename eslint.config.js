@@ -14,6 +14,26 @@ export default defineConfig(
     },
   },
   {
+    // Errors are recognised by identity: the service's refusals by their code (core/errors.ts), PostgreSQL's
+    // by the named predicates of db/sqlstate.ts. A message is for the caller and may change.
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "BinaryExpression[operator=/^[!=]==?$/] > MemberExpression.left[property.name='message'], BinaryExpression[operator=/^[!=]==?$/] > MemberExpression.right[property.name='message']",
+          message: 'Recognise an error by its code (isRefusal, isInvalidKey, db/sqlstate.ts), never by its message.',
+        },
+        {
+          selector: 'BinaryExpression[operator=/^[!=]==?$/] > Literal[value=/^[0-9][0-9A-Z]{4}$/]',
+          message: "Compare no SQLSTATE here: ask db/sqlstate.ts's predicates (isSerializationFailure, …).",
+        },
+      ],
+    },
+  },
+  {
     // CommonJS configuration files of tools (dependency-cruiser's).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },

@@ -4,19 +4,51 @@
  * (platform/http/error-handler.ts) writes it as `{"error": …}` with its headers. Imports nothing.
  */
 
-/** The one error type: an HTTP status and a message safe to show the caller. */
+/**
+ * Each kind of refusal, by a stable name: code recognises a refusal by its code, never by its message
+ * (messages are for the caller, and change). The codes never leave the service: the contract's body is
+ * `{"error": …}` alone.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'MALFORMED_TARGET'
+  | 'INVALID_API_KEY'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'CONFLICT_FOR_NOW'
+  | 'BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'EXPECTATION_FAILED'
+  | 'UNPROCESSABLE'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL'
+  | 'BAD_GATEWAY'
+  | 'KEPT_ANSWER'
+  | 'UNAVAILABLE';
+
+/**
+ * The refusals about a passing state, not the request: the same request may succeed later, and the
+ * answer asks for that retry (an Idempotency-Key never keeps them, or the retry would get them again).
+ */
+const TRANSIENT: ReadonlySet<ErrorCode> = new Set(['CONFLICT_FOR_NOW', 'TOO_MANY_REQUESTS', 'UNAVAILABLE']);
+
+/** The one error type: its kind, an HTTP status and a message safe to show the caller. */
 export class HttpError extends Error {
   constructor(
+    readonly code: ErrorCode,
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
-    /**
-     * The refusal is about a passing state, not the request: the same request may succeed later, and
-     * the answer asks for that retry (an Idempotency-Key never keeps it, or the retry would get it again).
-     */
-    readonly transient = false,
   ) {
     super(message);
+  }
+
+  /** Whether the refusal asks for a retry of the same request later (see TRANSIENT). */
+  get transient(): boolean {
+    return TRANSIENT.has(this.code);
   }
 }
 
@@ -28,40 +60,42 @@ export const SLOTS_RETRY_AFTER_SECONDS = 1;
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
 
-const INVALID_KEY = 'invalid API key';
-
 /** The registry: each kind of error, its status, and the headers or fixed message it always has. */
 export const refuse = {
-  badRequest: (message: string) => new HttpError(400, message),
+  badRequest: (message: string) => new HttpError('BAD_REQUEST', 400, message),
   /** A request target that is neither a path nor an http(s) URL: the connection closes, as for malformed HTTP. */
-  malformedTarget: (message: string) => new HttpError(400, message, { Connection: 'close' }),
+  malformedTarget: (message: string) => new HttpError('MALFORMED_TARGET', 400, message, { Connection: 'close' }),
   /** The API key is unknown or revoked (400, as the description asks, not 401). */
-  invalidKey: () => new HttpError(400, INVALID_KEY),
+  invalidKey: () => new HttpError('INVALID_API_KEY', 400, 'invalid API key'),
   /** The application's token is missing or wrong (a Bearer challenge). */
-  unauthorized: (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' }),
+  unauthorized: (message: string) => new HttpError('UNAUTHORIZED', 401, message, { 'WWW-Authenticate': 'Bearer' }),
   /** The key is valid but not for this (a live key on a sandbox operation). */
-  forbidden: (message: string) => new HttpError(403, message),
-  notFound: (message: string) => new HttpError(404, message),
-  methodNotAllowed: (message: string, headers: Record<string, string>) => new HttpError(405, message, headers),
-  conflict: (message: string) => new HttpError(409, message),
+  forbidden: (message: string) => new HttpError('FORBIDDEN', 403, message),
+  notFound: (message: string) => new HttpError('NOT_FOUND', 404, message),
+  methodNotAllowed: (message: string, headers: Record<string, string>) =>
+    new HttpError('METHOD_NOT_ALLOWED', 405, message, headers),
+  conflict: (message: string) => new HttpError('CONFLICT', 409, message),
   /** A conflict with a state that passes by itself or by the caller's action: try again later. */
-  conflictForNow: (message: string) => new HttpError(409, message, {}, true),
-  bodyTooLarge: () => new HttpError(413, 'request body is larger than 1 MiB'),
-  unsupportedMediaType: (message: string) => new HttpError(415, message),
+  conflictForNow: (message: string) => new HttpError('CONFLICT_FOR_NOW', 409, message),
+  bodyTooLarge: () => new HttpError('BODY_TOO_LARGE', 413, 'request body is larger than 1 MiB'),
+  unsupportedMediaType: (message: string) => new HttpError('UNSUPPORTED_MEDIA_TYPE', 415, message),
   /** Any Expect but 100-continue; the body is left unread, so the connection closes. */
   expectationFailed: () =>
-    new HttpError(417, 'the Expect header is not supported: only 100-continue is', { Connection: 'close' }),
+    new HttpError('EXPECTATION_FAILED', 417, 'the Expect header is not supported: only 100-continue is', {
+      Connection: 'close',
+    }),
   /** A request well-formed but at odds with an earlier one (an Idempotency-Key reused with another body). */
-  unprocessable: (message: string) => new HttpError(422, message),
-  tooManyRequests: (message: string, seconds: number) => new HttpError(429, message, retryAfter(seconds), true),
-  internal: () => new HttpError(500, 'internal server error'),
+  unprocessable: (message: string) => new HttpError('UNPROCESSABLE', 422, message),
+  tooManyRequests: (message: string, seconds: number) =>
+    new HttpError('TOO_MANY_REQUESTS', 429, message, retryAfter(seconds)),
+  internal: () => new HttpError('INTERNAL', 500, 'internal server error'),
   /** The webhook receiver failed: what an inspector's publish shows. */
-  badGateway: (message: string) => new HttpError(502, message),
+  badGateway: (message: string) => new HttpError('BAD_GATEWAY', 502, message),
   /** An answer given before, given again (an Idempotency-Key's retry). */
-  again: (status: number, message: string) => new HttpError(status, message),
+  again: (status: number, message: string) => new HttpError('KEPT_ANSWER', status, message),
   /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
   unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) =>
-    new HttpError(503, message, retryAfter(seconds), true),
+    new HttpError('UNAVAILABLE', 503, message, retryAfter(seconds)),
 } as const;
 
 export const badRequest = refuse.badRequest;
@@ -69,6 +103,9 @@ export const notFound = refuse.notFound;
 export const conflict = refuse.conflict;
 export const unavailable = refuse.unavailable;
 
+/** Whether err is a refusal of this kind. */
+export const isRefusal = (err: unknown, code: ErrorCode): err is HttpError =>
+  err instanceof HttpError && err.code === code;
+
 /** Whether err is the refusal of the request's API key (about who asked, not what was asked). */
-export const isInvalidKey = (err: unknown) =>
-  err instanceof HttpError && err.status === 400 && err.message === INVALID_KEY;
+export const isInvalidKey = (err: unknown): boolean => isRefusal(err, 'INVALID_API_KEY');

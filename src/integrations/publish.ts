@@ -1,7 +1,7 @@
 import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
-import { conflict, HttpError, refuse } from '../core/errors.js';
+import { conflict, isRefusal, refuse } from '../core/errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { quoted } from '../core/quoted.js';
 import { findForCompany } from '../reports/index.js';
@@ -146,7 +146,7 @@ async function recordOutcome(
       return { settled: await settleAttempt(db, companyId, message.webhookId, attempt, policy), deleted };
     });
   } catch (err) {
-    if (!isDatabaseUnavailable(err) && !(err instanceof HttpError && err.status === 503)) throw err;
+    if (!isDatabaseUnavailable(err) && !isRefusal(err, 'UNAVAILABLE')) throw err;
     const retryAfter = Math.max(1, Math.ceil((claimExpires - Date.now()) / 1000));
     const outcome = attempt.error || `the receiver answered HTTP ${attempt.httpStatus}`;
     throw refuse.unavailable(

@@ -1,4 +1,5 @@
 import { refuse } from '../core/errors.js';
+import { isCheckViolation } from '../db/sqlstate.js';
 import type { Queryable } from '../db/pool.js';
 
 /** A sandbox holds at most this many reports (creates past it are refused), each for at most SANDBOX_DAYS. */
@@ -13,9 +14,7 @@ export const SANDBOX_DAYS = 30;
 const ROOM_CONSTRAINT = 'companies_sandbox_room';
 
 /** Whether a write statement failed for a sandbox's bound (SQLSTATE 23514 on its constraint). */
-export const isSandboxFull = (err: unknown) =>
-  (err as { code?: unknown } | null)?.code === '23514' &&
-  (err as { constraint?: unknown }).constraint === ROOM_CONSTRAINT;
+export const isSandboxFull = (err: unknown) => isCheckViolation(err, ROOM_CONSTRAINT);
 
 /** 409 for a create past the bound: it asks for a retry once the sandbox has room, and is never kept for an Idempotency-Key. */
 export const sandboxFull = () =>

@@ -3,6 +3,7 @@ import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { SentOnce } from '../db/sent-once.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isSerializationFailure, isStatementTimeout } from '../db/sqlstate.js';
 import { badRequest, conflict, refuse, unavailable, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { jsonLength } from '../core/json-length.js';
@@ -99,13 +100,12 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   );
 }
 
-/** A statement cut off by statement_timeout: the database answers, it was this statement that was slow. */
-const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
 /**
- * A statement failed by migration 16's idempotency_key_taken (40001): a write was applied while another
- * transaction stored its Idempotency-Key. Run again, the write finds the key and its answer.
+ * A statement failed by migration 16's idempotency_key_taken (a serialization failure): a write was
+ * applied while another transaction stored its Idempotency-Key. Run again, the write finds the key and
+ * its answer.
  */
-const isKeyTaken = (err: unknown) => (err as { code?: unknown } | null)?.code === '40001';
+const isKeyTaken = isSerializationFailure;
 
 /**
  * Runs a batch; when its statement fails for anything but the database being unreachable (one write

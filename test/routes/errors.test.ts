@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
 import { newKey } from '../../src/integrations/api-keys.js';
-import { HttpError, unavailable } from '../../src/core/errors.js';
+import { refuse, unavailable } from '../../src/core/errors.js';
 import { WORDING } from '../../src/wording.js';
 import { ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE, errorHandler } from '../../src/platform/http/error-handler.js';
 import { headAsGet } from '../../src/platform/http/head-as-get.js';
@@ -245,7 +245,7 @@ describe('errors: the error path never fails', () => {
     app.use(requestLogger(logger));
     app.use(headAsGet(openApiValidator({ validateResponses: true })));
     app.get('/reports/:reportId', () => {
-      throw new HttpError(418, 'not declared', { 'Retry-After': '1' });
+      throw refuse.again(418, 'not declared');
     });
     app.use(errorHandler(logger, WORDING));
     expectLastResort(await request(app).get('/reports/x').set('X-API-KEY', 'irk_x'));
@@ -256,7 +256,7 @@ describe('errors: the error path never fails', () => {
     app.use(requestLogger(logger));
     app.use(headAsGet(openApiValidator({ validateResponses: true })));
     app.get('/reports/:reportId', () => {
-      throw new HttpError(404, `report ${'a'.repeat(5000)} not found`);
+      throw refuse.notFound(`report ${'a'.repeat(5000)} not found`);
     });
     app.use(errorHandler(logger, WORDING));
     const res = await request(app).get('/reports/x').set('X-API-KEY', 'irk_x').expect(404);
