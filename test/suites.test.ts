@@ -56,7 +56,7 @@ describe('test suites (the mocha configurations)', () => {
       ].map((match) => match[1] ?? match[2]);
       for (const imported of imports) {
         expect(imported, `${file} imports ${imported}`).not.to.match(
-          /\/support\/|^pg$|\/db\/(pool|embedded|migrate)\b/,
+          /\/support\/|^pg$|\/db\/(pool|migrate)\b|\/local\/(?!ports-and-pids\.)/,
         );
       }
     }

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 import { localhostCertificate } from '../localhost-certificate.js';

@@ -5,7 +5,7 @@
  * driven. Also what the cases need from the running service: ids to read and a next-page link.
  */
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 import { buildProduction } from '../production-build.js';
 import { CPU_PROF_DIR, HEAP_CAP_ARGS, WORKERS, type OnDemandTarget, type Target } from './hot-paths-settings.js';
 import { memory, serviceEnv, startChild, waitUntilUp } from './lifecycle.js';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

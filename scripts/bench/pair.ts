@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 import { buildProduction } from '../production-build.js';
 import {

@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { isAlive } from '../../src/platform/ports-and-pids.js';
+import { isAlive, startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
 
 const PREFIX = 'intake-test-pg-';
 

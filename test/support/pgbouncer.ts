@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 
 export interface PgBouncer {
   /** DATABASE_URL through PgBouncer: the same user, password and database as the server's URL. */

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
 import { OUTCOME_NOT_RECORDED } from '../../src/integrations/deliveries.js';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { webhookSuite } from '../support/webhooks.js';
 import { gate, until } from '../support/wait.js';

@@ -3,9 +3,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { freePort, isAlive } from '../src/platform/ports-and-pids.js';
+import { freePort, isAlive } from '../../src/local/ports-and-pids.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NOBODY = 65534;
 
 describe('ports and pids', () => {
@@ -44,7 +44,7 @@ describe('ports and pids', () => {
         '--import',
         'tsx',
         '-e',
-        "import('./src/platform/ports-and-pids.ts').then((m) => process.stdout.write(String(m.isAlive(1))))",
+        "import('./src/local/ports-and-pids.ts').then((m) => process.stdout.write(String(m.isAlive(1))))",
       ],
       { cwd: ROOT, uid: NOBODY, gid: NOBODY, encoding: 'utf8', timeout: 30_000 },
     );

@@ -3,20 +3,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres } from './db/embedded.js';
-import { createPool, withTransaction } from './db/pool.js';
-import type { Logger } from './platform/observability/logger.js';
-import { createKey } from './integrations/index.js';
-import { addUser, countCompanies, createCompany } from './companies/index.js';
+import type { Logger } from '../platform/observability/logger.js';
+import { seedDemo, type DemoCredentials } from './demo-seed.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 
-const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data');
+const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.data');
 const CREDENTIALS_FILE = path.join(DATA_DIR, 'credentials.json');
 
-interface LocalCredentials {
-  appToken: string;
-  demoApiKey?: string;
-  demoInspectorEmail?: string;
-}
+type LocalCredentials = { appToken: string } & Partial<DemoCredentials>;
 
 /** `npm start` without DATABASE_URL: what runs on this machine alone, for a newcomer to try at once. */
 export interface LocalMode {
@@ -45,22 +39,10 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
     databaseUrl: embedded.url,
     appToken: credentials.appToken,
     async seedDemo() {
-      const pool = createPool({ connectionString: embedded.url, max: 1 });
-      try {
-        const demo = await withTransaction(pool, async (db) => {
-          await db.query('LOCK TABLE companies IN EXCLUSIVE MODE');
-          if ((await countCompanies(db)) > 0) return undefined;
-          const company = await createCompany(db, 'Demo Inspections');
-          const inspector = await addUser(db, company.id, 'Dana Inspector', 'dana@example.com');
-          const { key } = await createKey(db, company.id);
-          return { demoApiKey: key, demoInspectorEmail: inspector!.email };
-        });
-        if (demo) {
-          credentials = { ...credentials, ...demo };
-          await keep();
-        }
-      } finally {
-        await pool.end();
+      const demo = await seedDemo(embedded.url);
+      if (demo) {
+        credentials = { ...credentials, ...demo };
+        await keep();
       }
     },
     printBanner(baseUrl, appTokenFromEnv) {

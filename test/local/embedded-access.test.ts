@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { closedToOthers, startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { closedToOthers, startEmbeddedPostgres } from '../../src/local/index.js';
 
 /**
  * Started as root, the embedded PostgreSQL runs as the OS user "postgres": a data directory under a
