@@ -7,7 +7,7 @@
  *   others only through its index.ts.
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
  *   entry point through its index.ts; production never loads it.
- * - src/*.ts: composition (server, serve, app, config, cluster, wording).
+ * - src/*.ts: composition (server.ts, the entry point; serving-process, app, config, cluster, error wording).
  */
 const COMPONENTS = '(reports|integrations|companies)';
 

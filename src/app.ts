@@ -19,7 +19,7 @@ import {
   type ReportReads,
   type ReportWriter,
 } from './reports/index.js';
-import { WORDING } from './wording.js';
+import { ERROR_WORDING } from './error-wording.js';
 import { errorHandler, unknownRoute } from './platform/http/error-handler.js';
 import type { Logger } from './platform/observability/logger.js';
 import { httpMetrics } from './platform/observability/metrics.js';
@@ -50,9 +50,9 @@ export interface AppDeps {
   notifier: Notifier;
   /** How events are retried after a failed attempt (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER). */
   retryPolicy: RetryPolicy;
-  /** Where API keys are checked: an ApiKeyCache (serve.ts builds it on the change feed). */
+  /** Where API keys are checked: an ApiKeyCache (serving-process.ts builds it on the change feed). */
   apiKeys: KeyAuthenticator;
-  /** Where the partner API reads reports: a ReportCache (serve.ts builds it on the change feed). */
+  /** Where the partner API reads reports: a ReportCache (serving-process.ts builds it on the change feed). */
   reports: ReportReads;
   /** Where reports are created and updated: a ReportWriter (batches of writes). */
   writes: ReportWriter;
@@ -68,7 +68,7 @@ export interface AppDeps {
 const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: boolean }>();
 
 /**
- * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serve.ts does
+ * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serving-process.ts does
  * once it listens when WARM_VALIDATORS=true; meanwhile the app's /readyz answers 503, so that a load balancer sends it nothing yet.
  */
 export async function warmUp(app: Express): Promise<void> {
@@ -148,6 +148,6 @@ export function createApp({
   app.use(operationsRouter(db, appToken, starting));
 
   app.use(unknownRoute);
-  app.use(confirmKeyOnRefusal, errorHandler(logger, WORDING));
+  app.use(confirmKeyOnRefusal, errorHandler(logger, ERROR_WORDING));
   return app;
 }

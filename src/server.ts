@@ -1,3 +1,8 @@
+/**
+ * The entry point (`npm start`; dist/server.js in production): reads the configuration, starts local
+ * development when DATABASE_URL is unset, migrates, then serves in this process or supervises the
+ * cluster's workers, and stops them on a signal. What one serving process runs is serving-process.ts.
+ */
 import cluster from 'node:cluster';
 import { startWorkers } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -56,9 +61,9 @@ function onShutdownSignal(logger: Logger, stop: (signal: string) => Promise<void
 
 /** A cluster worker: serves with the database and token its primary put in its environment. */
 async function runWorker(config: Config, logger: Logger): Promise<void> {
-  const { serve } = await import('./serve.js');
-  const service = await serve(config, config.databaseUrl!, config.appToken!, logger);
-  onShutdownSignal(logger, (signal) => service.stop(signal));
+  const { startServingProcess } = await import('./serving-process.js');
+  const serving = await startServingProcess(config, config.databaseUrl!, config.appToken!, logger);
+  onShutdownSignal(logger, (signal) => serving.stop(signal));
 }
 
 async function main(): Promise<void> {
@@ -98,10 +103,10 @@ async function main(): Promise<void> {
     stopServing = () => workers.stop();
     port = await workers.listening;
   } else {
-    const { serve } = await import('./serve.js');
-    const service = await serve(config, databaseUrl, appToken, logger);
-    stopServing = (signal) => service.stop(signal);
-    port = Number(new URL(service.baseUrl).port);
+    const { startServingProcess } = await import('./serving-process.js');
+    const serving = await startServingProcess(config, databaseUrl, appToken, logger);
+    stopServing = (signal) => serving.stop(signal);
+    port = Number(new URL(serving.baseUrl).port);
   }
   onShutdownSignal(logger, async (signal) => {
     await stopServing(signal);

@@ -1,4 +1,4 @@
 /** The companies component: accounts and their users, as the other components may use them. */
 export { addUser, countCompanies, createCompany, existingSandbox, sandboxOf } from './companies.js';
 export { COMPANY, companiesRouter, requireCompany } from './routes.js';
-export { COMPANY_FIELD_WORDING, companyNotFound } from './wording.js';
+export { COMPANY_FIELD_WORDING, companyNotFound } from './company-error-wording.js';

@@ -5,7 +5,7 @@ import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { addUser, companyExists, createCompany } from './companies.js';
-import { companyNotFound } from './wording.js';
+import { companyNotFound } from './company-error-wording.js';
 
 /** The application's path of one company; every route under it answers 404 for an unknown company. */
 export const COMPANY = '/internal/companies/:companyId';

@@ -6,12 +6,15 @@ import { performance } from 'node:perf_hooks';
  * the limits, the handlers and the request log. Keyed by the request object, so it goes with it.
  */
 export interface KeyPrincipal {
-  /** The company whose data the key reads and writes: the account's own, or its sandbox's (a company of its own). */
+  /** The company whose data the key reads and writes: the owner's own (live), or its sandbox's (test; a company of its own). */
   companyId: string;
   keyId: string;
   integrationId: string;
-  /** The inspection company the key belongs to, in either world: its users are this one's (its limits are companyId's). */
-  accountId: string;
+  /**
+   * The inspection company that owns the key, in either world: companyId for a live key, the sandbox's
+   * owner for a test key. Its users are the ones the key's reports name (its limits are companyId's).
+   */
+  ownerCompanyId: string;
   /** Which world: live (the company's own reports) or test (its sandbox's). */
   mode: 'live' | 'test';
 }

@@ -42,8 +42,8 @@ export type { KeyPrincipal };
  */
 export async function authenticate(db: Queryable, key: string): Promise<KeyPrincipal | undefined> {
   const test = key.startsWith(PREFIXES.test);
-  // A test key's company is its sandbox; the account, whose users it has, the sandbox's owner.
-  const account = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
+  // A test key's company is its sandbox; its owner, whose users its reports name, the sandbox's owner.
+  const owner = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
   const { rows } = await db.query<KeyPrincipal>({
     name: test ? 'authenticate-test-key' : 'authenticate-key',
     text: `WITH k AS (
@@ -56,7 +56,7 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
           AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
      )
      SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId",
-            ${account} AS "accountId", '${test ? 'test' : 'live'}' AS mode
+            ${owner} AS "ownerCompanyId", '${test ? 'test' : 'live'}' AS mode
        FROM k`,
     values: [hashKey(key)],
   });

@@ -24,7 +24,7 @@ import { publishReport, type PublishDelivery } from './publish.js';
 import { applicationEventsRoutes } from './events-routes.js';
 import { readIntegration, rotateSecret, setWebhook } from './settings.js';
 import { newWebhookSecret } from './signing.js';
-import { keyNotFound } from './wording.js';
+import { keyNotFound } from './integration-error-wording.js';
 import { noWebhookAddress, sendTestDelivery } from './test-delivery.js';
 
 /** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */

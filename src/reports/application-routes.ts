@@ -7,7 +7,7 @@ import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
-import { reportNotFound } from './wording.js';
+import { reportNotFound } from './report-error-wording.js';
 import { startReport } from './start.js';
 import type { ReportWriter } from './write.js';
 

@@ -21,8 +21,11 @@ export interface Origin {
    * still exists then, for it was checked before a body that may take long to arrive.
    */
   keyId?: string;
-  /** The company the writer belongs to when companyId is its sandbox's: its users are the inspectors. */
-  accountId?: string;
+  /**
+   * The company that owns the API key (for a test key, the sandbox's owner): its users are the inspectors
+   * a report may name. Undefined for the application, which writes as the company itself.
+   */
+  ownerCompanyId?: string;
 }
 
 /** A stored report as read (read.ts selects every catalogue column by name). */

@@ -4,7 +4,7 @@ export { databaseReports, ReportCache, type ReportReads } from './cache.js';
 export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';
 export { findForCompany } from './read.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
-export { REPORT_FIELD_WORDING, reportNotFound } from './wording.js';
+export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';
 export { ReportWriter } from './write.js';
 export { wipeSandbox } from './sandbox.js';
 export { sweepEvery } from './sweeps.js';

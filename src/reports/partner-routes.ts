@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
-import { reportNotFound } from './wording.js';
+import { reportNotFound } from './report-error-wording.js';
 import type { Origin } from './fields.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
@@ -25,8 +25,8 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   const keys = new IdempotencyKeys(db);
 
   router.post('/reports/new', async (req, res: Response<CreateResult>) => {
-    const { companyId, integrationId, keyId, accountId } = keyPrincipal(req);
-    const origin = { companyId, integrationId, keyId, accountId };
+    const { companyId, integrationId, keyId, ownerCompanyId } = keyPrincipal(req);
+    const origin = { companyId, integrationId, keyId, ownerCompanyId };
     const key = idempotencyKey(req);
     if (key === undefined) {
       const { id } = await writes.createOrUpdate(origin, req.body as ReportInput);

@@ -231,8 +231,8 @@ export const UPSERT = {
 export function inputRow(origin: Origin, input: ReportInput, idempotency?: Idempotency): Record<string, unknown> {
   const row: Record<string, unknown> = {
     company_id: origin.companyId,
-    // The users a sandbox's reports name are its company's.
-    users_of: origin.accountId ?? origin.companyId,
+    // The users a sandbox's reports name are its owner's.
+    users_of: origin.ownerCompanyId ?? origin.companyId,
     integration_id: origin.integrationId ?? null,
     key_id: origin.keyId ?? null,
     idem_key: idempotency?.key ?? null,

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { describeValidationErrors, type ValidatorItem } from '../../src/platform/http/validation-messages.js';
-import { WORDING } from '../../src/wording.js';
+import { ERROR_WORDING } from '../../src/error-wording.js';
 
 /** The messages as the app words them (every component's field wording). */
-const describe_ = (items: ValidatorItem[]) => describeValidationErrors(items, WORDING.fields);
+const describe_ = (items: ValidatorItem[]) => describeValidationErrors(items, ERROR_WORDING.fields);
 
 /** An item of express-openapi-validator's error list: where, its message, and the schema keyword. */
 const item = (path: string, keyword: string, message = 'is invalid'): ValidatorItem => ({

@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
 import { newKey } from '../../src/integrations/api-keys.js';
 import { refuse, unavailable } from '../../src/core/errors.js';
-import { WORDING } from '../../src/wording.js';
+import { ERROR_WORDING } from '../../src/error-wording.js';
 import { ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE, errorHandler } from '../../src/platform/http/error-handler.js';
 import { headAsGet } from '../../src/platform/http/head-as-get.js';
 import { QUOTED_MAX_LENGTH } from '../../src/core/quoted.js';
@@ -235,7 +235,7 @@ describe('errors: the error path never fails', () => {
       };
       throw unavailable('database unavailable');
     });
-    app.use(errorHandler(logger, WORDING));
+    app.use(errorHandler(logger, ERROR_WORDING));
     expectLastResort(await request(app).get('/reports/x'));
   });
 
@@ -247,7 +247,7 @@ describe('errors: the error path never fails', () => {
     app.get('/reports/:reportId', () => {
       throw refuse.again(418, 'not declared');
     });
-    app.use(errorHandler(logger, WORDING));
+    app.use(errorHandler(logger, ERROR_WORDING));
     expectLastResort(await request(app).get('/reports/x').set('X-API-KEY', 'irk_x'));
   });
 
@@ -258,7 +258,7 @@ describe('errors: the error path never fails', () => {
     app.get('/reports/:reportId', () => {
       throw refuse.notFound(`report ${'a'.repeat(5000)} not found`);
     });
-    app.use(errorHandler(logger, WORDING));
+    app.use(errorHandler(logger, ERROR_WORDING));
     const res = await request(app).get('/reports/x').set('X-API-KEY', 'irk_x').expect(404);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     expect((res.body as { error: string }).error)

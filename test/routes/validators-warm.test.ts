@@ -4,7 +4,7 @@ import { warmUp } from '../../src/app.js';
 import { api, newApp, newCompany, reportInput, APP_TOKEN } from '../support/harness.js';
 
 /**
- * The validators of every operation are built before the service listens (serve.ts): built by the first
+ * The validators of every operation are built before the service listens (serving-process.ts): built by the first
  * request of each operation instead, they blocked the event loop (and every other company's requests)
  * for tens to hundreds of milliseconds. Building one means adding its schemas to an Ajv instance.
  */

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { badRequest, HttpError, notFound, refuse, unavailable } from '../../core/errors.js';
-import type { Wording } from '../../core/wording.js';
+import type { ErrorWording } from '../../core/error-wording-types.js';
 import type { Logger } from '../observability/logger.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
@@ -45,7 +45,7 @@ function decoded(segment: string): string | undefined {
  */
 const isMalformedUri = (items: ValidatorItem[]) => items.some((i) => i.message?.startsWith('malformed uri'));
 
-function undecodableIdNotFound(path: string, wording: Wording): HttpError | undefined {
+function undecodableIdNotFound(path: string, wording: ErrorWording): HttpError | undefined {
   for (const [name, raw] of rawPathParams(path)) {
     const message = wording.notFound[name];
     if (message && decoded(raw) === undefined) return notFound(message(raw));
@@ -63,7 +63,7 @@ function withHead(headers: Record<string, string>): Record<string, string> {
 export function toHttpError(
   err: unknown,
   req?: { method: string; path: string },
-  wording: Wording = { fields: {}, notFound: {} },
+  wording: ErrorWording = { fields: {}, notFound: {} },
 ): HttpError {
   if (err instanceof HttpError) return err;
   const e = err as {
@@ -116,7 +116,7 @@ const attemptedHeaders = new WeakMap<Response, string[]>();
  * `next` it was given when the request went through it, and that now leads past this handler) must still
  * leave as the declared JSON, never as Express's HTML page.
  */
-export function errorHandler(logger: Logger, wording: Wording): [ErrorRequestHandler, ErrorRequestHandler] {
+export function errorHandler(logger: Logger, wording: ErrorWording): [ErrorRequestHandler, ErrorRequestHandler] {
   const answer: ErrorRequestHandler = (err, req, res, _next) => {
     const httpError = toHttpError(err, req, wording);
     if (httpError.status >= 500) {

@@ -1,4 +1,4 @@
-import type { FieldWording } from '../core/wording.js';
+import type { FieldWording } from '../core/error-wording-types.js';
 import { quoted } from '../core/quoted.js';
 import { INVOICE_ITEM_SHAPE } from './field-values.js';
 

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { createApp, warmUp } from './app.js';
 import type { Config } from './config.js';
 import { createPool, type Pool } from './db/pool.js';
@@ -17,9 +18,9 @@ const ADMISSION_WAIT_MS = 2_000;
 /**
  * The event loop's utilisation past which a company that moved more than its share of the bytes waits
  * for the loop (platform/limits/admission.ts): below it, another company's request seldom waits for the
- * loop long; near 1, every request waits at each of its steps. A quarter, not a half: under 1 MiB
- * creates the loop is busy about a third of the time, in steps of several ms that another company's
- * request meets at each of its own (bench:fairness: B's p99 2.3-2.8× alone at a quarter, 2.9-3.6× at a half).
+ * loop long; near 1, every request waits at each of its steps. A quarter rather than a half: large
+ * creates keep the loop busy in long steps, which another company's request meets at each of its own
+ * (`npm run bench:fairness` measures how long the other company waits).
  */
 const LOOP_BUSY = 0.25;
 /** How often this process sweeps Idempotency-Keys past their 24 hours and sandbox reports past their 30 days. */
@@ -70,17 +71,32 @@ function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
   return { notifier, retryPolicy, worker, eventSweeper };
 }
 
-export interface Service {
+/** One process serving HTTP: where it listens, and how it stops. */
+/** Not ready (/readyz 503) until built; not built is only slower: each operation's first request builds its own. */
+function warmUpInBackground(app: Express, logger: Logger): void {
+  void warmUp(app).then(
+    () => logger.info('validators built'),
+    (err: unknown) => logger.warn({ err: String(err) }, 'validators not built at start'),
+  );
+}
+
+export interface ServingProcess {
   baseUrl: string;
   /** Graceful stop: refuse new connections, finish requests in flight, close the key cache and the pool. */
   stop(signal: string): Promise<void>;
 }
 
 /**
- * Serves HTTP in this process against a migrated database: the pool, the key cache, the app, the
- * listening socket. The process that runs alone serves, and so does each cluster worker (see cluster.ts).
+ * Wires this process to serve HTTP against a migrated database: the pool, the caches, the limits, the
+ * webhook's deliveries, the app, the listening socket. The process that runs alone serves, and so does
+ * each cluster worker (see cluster.ts); server.ts, the entry point, decides which.
  */
-export async function serve(config: Config, databaseUrl: string, appToken: string, logger: Logger): Promise<Service> {
+export async function startServingProcess(
+  config: Config,
+  databaseUrl: string,
+  appToken: string,
+  logger: Logger,
+): Promise<ServingProcess> {
   const db = createPool({
     connectionString: databaseUrl,
     max: config.databasePoolMax,
@@ -116,12 +132,7 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
   });
   const server = await listen(app, config.port, config.host);
   if (config.webhookWorker) worker.start();
-  // Not ready (/readyz 503) until built; not built is only slower: each operation's first request builds its own.
-  if (config.warmValidators)
-    void warmUp(app).then(
-      () => logger.info('validators built'),
-      (err: unknown) => logger.warn({ err: String(err) }, 'validators not built at start'),
-    );
+  if (config.warmValidators) warmUpInBackground(app, logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -132,13 +143,13 @@ export async function serve(config: Config, databaseUrl: string, appToken: strin
     stop: (signal) => {
       sweeper.stop();
       clearInterval(eventSweeper);
-      return stopService(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
+      return stopServingProcess(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
     },
   };
 }
 
-/** Graceful stop: refuse new connections, finish requests in flight, then close what serve() opened. */
-async function stopService(
+/** Graceful stop: refuse new connections, finish requests in flight, then close what startServingProcess opened. */
+async function stopServingProcess(
   signal: string,
   {
     config,

@@ -1,5 +1,5 @@
 import { quoted } from '../core/quoted.js';
-import type { FieldWording } from '../core/wording.js';
+import type { FieldWording } from '../core/error-wording-types.js';
 
 const HTTPS_URL = 'must be an absolute https:// URL';
 
@@ -10,4 +10,5 @@ export const INTEGRATION_FIELD_WORDING: FieldWording = {
   mode: { enum: 'must be live or test' },
 };
 
+/** The 404 of an API key id in a path. */
 export const keyNotFound = (id: string) => `API key ${quoted(id)} not found`;
