@@ -32,8 +32,8 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
   let credentials: LocalCredentials = existsSync(CREDENTIALS_FILE)
     ? (JSON.parse(await readFile(CREDENTIALS_FILE, 'utf8')) as LocalCredentials)
     : { appToken: `iat_${randomBytes(32).toString('base64url')}` };
-  const keep = () => writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-  if (!existsSync(CREDENTIALS_FILE)) await keep();
+  const saveCredentials = () => writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  if (!existsSync(CREDENTIALS_FILE)) await saveCredentials();
 
   return {
     databaseUrl: embedded.url,
@@ -42,7 +42,7 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
       const demo = await seedDemo(embedded.url);
       if (demo) {
         credentials = { ...credentials, ...demo };
-        await keep();
+        await saveCredentials();
       }
     },
     printBanner(baseUrl, appTokenFromEnv) {
