@@ -54,7 +54,12 @@ async function startReceivers(dir: string): Promise<{ slow: HttpsReceiver; fast:
 }
 
 /** A call to the service's application API; throws unless it answers 2xx. */
-async function appCall(stage: Pick<Stage, 'baseUrl' | 'appToken'>, method: string, route: string, body?: unknown) {
+export async function appCall(
+  stage: Pick<Stage, 'baseUrl' | 'appToken'>,
+  method: string,
+  route: string,
+  body?: unknown,
+) {
   const res = await fetch(`${stage.baseUrl}/internal${route}`, {
     method,
     headers: { authorization: `Bearer ${stage.appToken}`, 'content-type': 'application/json' },

@@ -4,7 +4,8 @@
  * 1000/rate ms at fixed times whether or not the earlier ones have answered (so queueing shows),
  * for durationSec seconds, cycling through GET /reports/{id}, GET /reports?limit=20 and POST
  * /reports/new with a restId never used before. With `webhook`, it also alternates a test delivery
- * and a publish of one report every `everyMs`. Each request's latency (from when it was sent) and
+ * and a publish of one report every `everyMs`. With `publishes`, it sends publishes instead of the
+ * partner mix, at the same rate, each of a report of its own (`npm run bench:deliveries`). Each request's latency (from when it was sent) and
  * status (0: no answer within 30 s or a network error) are printed as one JSON line at the end.
  *
  *   STEADY_CONFIG='<SteadyConfig as JSON>' node --import tsx scripts/bench/steady-client.ts
@@ -28,6 +29,8 @@ export interface SteadyConfig {
   /** restIds of the creates: `${restIdPrefix}-${n}`, unique per run. */
   restIdPrefix: string;
   webhook?: { companyId: string; reportId: string; appToken: string; everyMs: number };
+  /** Publishes in place of the partner mix: report n of reportIds (each once), delivery failures refused (502). */
+  publishes?: { companyId: string; reportIds: string[]; appToken: string };
 }
 
 export interface Sample {
@@ -82,6 +85,20 @@ function partnerRequest(config: SteadyConfig, n: number): Promise<Sample> {
   }
 }
 
+/** The n-th publish of `publishes`: its own report, as an inspector publishes it with the webhook's delivery. */
+function publishRequest(config: SteadyConfig, n: number): Promise<Sample> {
+  const { companyId, reportIds, appToken } = config.publishes!;
+  return timed('publish', `${config.baseUrl}/internal/companies/${companyId}/reports/${reportIds[n]}/publish`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${appToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      publishedUrl: `https://reports.example.com/r/${n}`,
+      notifyIntegration: true,
+      whenDeliveryFails: 'fail',
+    }),
+  });
+}
+
 /** The n-th call to the application API: a test delivery, then a publish, in turn. */
 function webhookRequest(config: SteadyConfig, n: number): Promise<Sample> {
   const { companyId, reportId, appToken } = config.webhook!;
@@ -124,7 +141,8 @@ async function warmUp(config: SteadyConfig): Promise<void> {
 
 export async function runSteady(config: SteadyConfig): Promise<SteadyResult> {
   phaseStart = performance.now();
-  const loops = [openLoop(1000 / config.rate, config.durationSec, (n) => partnerRequest(config, n))];
+  const request = config.publishes ? publishRequest : partnerRequest;
+  const loops = [openLoop(1000 / config.rate, config.durationSec, (n) => request(config, n))];
   if (config.webhook) {
     loops.push(openLoop(config.webhook.everyMs, config.durationSec, (n) => webhookRequest(config, n)));
   }
