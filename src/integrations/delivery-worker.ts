@@ -108,20 +108,35 @@ export class DeliveryWorker {
     this.schedule(taken === free && taken > 0 ? 0 : this.options.pollMs);
   }
 
-  /** Leases up to `free` due events, round by round across companies, each within its share of places. */
+  /**
+   * Leases up to `free` due events, round by round across companies, each within its share of places.
+   * The companies with pending events are found by skipping from one to the next along the index
+   * (migration 19), and each one's due events read in order only up to its share: a company's backlog
+   * costs a take nothing but the events it takes. Due means by now(), the statement's start, which
+   * bounds the index range (clock_timestamp() changes from row to row, so every pending row of a
+   * company would be read to compare it).
+   */
   private async take(free: number): Promise<Due[]> {
     const busy = [...this.inFlight.entries()];
     const { rows } = await this.options.db.query<Due>(
-      `WITH due AS (
-         SELECT e.company_id, e.id, e.next_attempt_at,
-                row_number() OVER (PARTITION BY e.company_id ORDER BY e.next_attempt_at, e.feed_seq) AS n
-           FROM webhook_events e
-          WHERE e.status = 'pending' AND e.next_attempt_at <= clock_timestamp()
-            AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
+      `WITH RECURSIVE companies AS (
+         (SELECT company_id FROM webhook_events WHERE status = 'pending' ORDER BY company_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT e.company_id FROM webhook_events e
+                  WHERE e.status = 'pending' AND e.company_id > c.company_id ORDER BY e.company_id LIMIT 1)
+           FROM companies c WHERE c.company_id IS NOT NULL
        ), picked AS (
-         SELECT d.company_id, d.id FROM due d
-          WHERE d.n <= $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
-                                       WHERE b.company_id = d.company_id), 0)
+         SELECT d.company_id, d.id FROM companies c
+          CROSS JOIN LATERAL (
+            SELECT e.company_id, e.id, e.next_attempt_at,
+                   row_number() OVER (ORDER BY e.next_attempt_at, e.feed_seq) AS n
+              FROM webhook_events e
+             WHERE e.company_id = c.company_id AND e.status = 'pending' AND e.next_attempt_at <= now()
+               AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
+             ORDER BY e.next_attempt_at, e.feed_seq
+             LIMIT greatest(0, $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
+                                              WHERE b.company_id = c.company_id), 0))
+          ) d
           ORDER BY d.n, d.next_attempt_at
           LIMIT $1
        )

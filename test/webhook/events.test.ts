@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
+import type { Pool } from '../../src/db/pool.js';
 import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
 import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
@@ -43,9 +44,9 @@ describe('durable deliveries: events, background attempts, the feed and redelive
   let workers: DeliveryWorker[] = [];
 
   /** A worker making this suite's background attempts, with the given policy. */
-  function startWorker(policy: RetryPolicy = TEST_RETRY_POLICY, maxInFlightPerCompany = 4): DeliveryWorker {
+  function startWorker(policy: RetryPolicy = TEST_RETRY_POLICY, maxInFlightPerCompany = 4, db?: Pool): DeliveryWorker {
     const worker = new DeliveryWorker({
-      db: suite.allowed.pool,
+      db: db ?? suite.allowed.pool,
       notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
       policy,
       logger: createLogger('silent'),
@@ -247,6 +248,30 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       expect(suite.receiver.at(dead.path).length).to.be.at.most(2 * Math.ceil((Date.now() - started) / 1_000 + 2));
       await api().delete(`/internal/companies/${dead.companyId}/integration`).set(auth).expect(204);
     });
+
+    it('takes due events reading a few rows, however many one company has waiting', async function () {
+      this.timeout(60_000);
+      const backlog = 5_000;
+      const takes: number[] = [];
+      const dead = await companyWithWebhook(suite.receiver);
+      suite.receiver.on(dead.path, 'hang');
+      const reportId = await apiReport(dead.key);
+      const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
+      await pool().query(
+        `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
+         SELECT $1, 'msg_backlog_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, $5::int) n`,
+        [dead.companyId, reportId, unique('x'), JSON.stringify(report), backlog],
+      );
+      // The statistics autovacuum keeps once a table holds such a backlog: a plan made before it has
+      // seen the rows is not the one that meets them.
+      await pool().query('ANALYZE webhook_events');
+      startWorker(TEST_RETRY_POLICY, 4, explainingTakes(suite.allowed.pool, takes));
+      await until(() => suite.receiver.at(dead.path).length >= 4, 'the backlog taken');
+      expect(takes.length).to.be.above(0);
+      // Each take read a tenth of the backlog at most: the companies with events waiting, and their first ones.
+      expect(Math.max(...takes)).to.be.below(backlog / 10);
+      await api().delete(`/internal/companies/${dead.companyId}/integration`).set(auth).expect(204);
+    });
   });
 
   describe('publishing with whenDeliveryFails', () => {
@@ -440,3 +465,49 @@ describe('durable deliveries: events, background attempts, the feed and redelive
     });
   });
 });
+
+/**
+ * The pool, except that before the worker's take (the statement that leases due events) runs, the
+ * same statement is run under EXPLAIN ANALYZE and rolled back, and the rows it read of webhook_events
+ * (those it kept and those it filtered out, in every loop) are pushed to `rowsRead`.
+ */
+function explainingTakes(db: Pool, rowsRead: number[]): Pool {
+  const query = async (text: unknown, values?: unknown[]) => {
+    if (typeof text === 'string' && text.includes('SET leased_until = clock_timestamp() +')) {
+      const client = await db.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+        rowsRead.push(rowsOf((rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan));
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    }
+    return db.query(text as string, values);
+  };
+  return new Proxy(db, {
+    get: (target, prop) => {
+      if (prop === 'query') return query;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The rows a plan read of webhook_events. */
+function rowsOf(node: PlanNode): number {
+  const own =
+    node['Relation Name'] === 'webhook_events'
+      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsOf(child), 0);
+}
