@@ -74,6 +74,20 @@ describe('durable deliveries: events, background attempts, the feed and redelive
     return res.body.id as string;
   }
 
+  /** A company whose receiver never answers, with `count` pending events due now, each carrying one of its reports. */
+  async function deadReceiverWithBacklog(count: number): Promise<CompanyWithWebhook> {
+    const dead = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(dead.path, 'hang');
+    const reportId = await apiReport(dead.key);
+    const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
+    await pool().query(
+      `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
+       SELECT $1, 'msg_dead_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, $5::int) n`,
+      [dead.companyId, reportId, unique('x'), JSON.stringify(report), count],
+    );
+    return dead;
+  }
+
   const retrying = {
     publishedUrl: 'https://reports.example.com/r/1',
     notifyIntegration: true,
@@ -228,15 +242,7 @@ describe('durable deliveries: events, background attempts, the feed and redelive
     it("delivers another company's event promptly while one company has 2,000 pending against a dead receiver", async function () {
       this.timeout(60_000);
       startWorker(TEST_RETRY_POLICY, 2);
-      const dead = await companyWithWebhook(suite.receiver);
-      suite.receiver.on(dead.path, 'hang');
-      const reportId = await apiReport(dead.key);
-      const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
-      await pool().query(
-        `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
-         SELECT $1, 'msg_dead_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, 2000) n`,
-        [dead.companyId, reportId, unique('x'), JSON.stringify(report)],
-      );
+      const dead = await deadReceiverWithBacklog(2_000);
       await until(() => suite.receiver.at(dead.path).length >= 2, 'the dead receiver reached');
       const alive = await companyWithWebhook(suite.receiver);
       suite.receiver.on(alive.path, { status: 500 }, { status: 204 });
@@ -253,15 +259,7 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       this.timeout(60_000);
       const backlog = 5_000;
       const takes: number[] = [];
-      const dead = await companyWithWebhook(suite.receiver);
-      suite.receiver.on(dead.path, 'hang');
-      const reportId = await apiReport(dead.key);
-      const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
-      await pool().query(
-        `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
-         SELECT $1, 'msg_backlog_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, $5::int) n`,
-        [dead.companyId, reportId, unique('x'), JSON.stringify(report), backlog],
-      );
+      const dead = await deadReceiverWithBacklog(backlog);
       // The statistics autovacuum keeps once a table holds such a backlog: a plan made before it has
       // seen the rows is not the one that meets them.
       await pool().query('ANALYZE webhook_events');
