@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../src/platform/ports-and-pids.js';
+import { freePort } from '../../src/local/index.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { buildProduction } from '../production-build.js';
 import { latency, MAX_RATIO } from './fairness-report.js';
