@@ -220,7 +220,8 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       expect(failed.delivery.lastError).to.match(/^the webhook address is disabled: every attempt has failed since /);
       const integration = await api().get(`/internal/companies/${company.companyId}/integration`).set(auth).expect(200);
       expect(integration.body.webhookStatus).to.equal('disabled');
-      expect(failed.delivery.attempts).to.be.within(4, 9);
+      // Disabled before the schedule ran out (its ten waits would have made eleven attempts).
+      expect(failed.delivery.attempts).to.be.within(2, 10);
     });
 
     it('cancels every pending event when the integration is revoked: none is sent again', async () => {
