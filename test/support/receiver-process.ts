@@ -87,7 +87,7 @@ export interface Stage {
 
 /**
  * Starts the receiver (its first start writes the certificate the service then trusts, as
- * NODE_EXTRA_CA_CERTS does in the README) and a service allowed to reach it on 127.0.0.1.
+ * NODE_EXTRA_CA_CERTS does in docs/walk-throughs.md) and a service allowed to reach it on 127.0.0.1.
  */
 export async function startStage(): Promise<Stage> {
   const receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);

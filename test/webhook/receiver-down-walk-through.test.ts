@@ -11,16 +11,17 @@ import { startServer, type RunningServer } from '../support/server-process.js';
 const run = promisify(execFile);
 
 /**
- * README.md's "When your receiver is down", run as written: the test reads the section's sh block and
- * runs its steps in order: `… npm start` as a service process with the variables the line sets, `npm run
- * webhook-receiver` as the receiver, each curl through sh, the placeholders (`irk_…`, `<reportId>`,
- * `msg_…`, …) replaced by what the set-up and earlier answers gave. Each `# →` line's fields are looked
- * for in the answer (a field shown with `…` only has to be there), and each `# the receiver prints:`
- * line is the receiver's next verdict (`…` standing for anything).
+ * docs/walk-throughs.md's "When your receiver is down", run as written: the test reads the section's sh
+ * block and runs its steps in order: `… npm start` as a service process with the variables the line sets,
+ * `npm run webhook-receiver` as the receiver, each curl through sh, the placeholders (`irk_…`,
+ * `<reportId>`, `msg_…`, …) replaced by what the set-up and earlier answers gave. Each `# →` line's
+ * fields are looked for in the answer (a field shown with `…` only has to be there), and each `# the
+ * receiver prints:` line is the receiver's next verdict (`…` standing for anything).
  */
 
-const SECTION = '### When your receiver is down';
-/** How long a step's answer or the receiver's line may take: beyond one wait of the README's schedule. */
+const WALK_THROUGHS = 'docs/walk-throughs.md';
+const SECTION = '## When your receiver is down';
+/** How long a step's answer or the receiver's line may take: beyond one wait of the walk-through's schedule. */
 const STEP_MS = 30_000;
 
 interface Step {
@@ -30,10 +31,10 @@ interface Step {
 }
 
 /** The section's sh block as steps: lines joined at a trailing backslash, trailing comments dropped. */
-function walkThrough(readme: string): Step[] {
-  const section = readme.split(`\n${SECTION}\n`)[1]?.split(/^#{2,3} /m)[0] ?? '';
+function walkThrough(page: string): Step[] {
+  const section = page.split(`\n${SECTION}\n`)[1]?.split(/^#{2,3} /m)[0] ?? '';
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error(`README.md has no sh block under "${SECTION}"`);
+  if (block === undefined) throw new Error(`${WALK_THROUGHS} has no sh block under "${SECTION}"`);
   const steps: Step[] = [];
   for (const line of block.replace(/\\\n\s*/g, '').split('\n')) {
     const comment = /^#\s*(.*)$/.exec(line)?.[1];
@@ -95,7 +96,7 @@ type Answer = { id?: string; webhook?: { eventId?: string } };
 
 /**
  * Runs a curl step through sh and checks its answer against the sketch. A read is asked again until it
- * shows what the README says (the feed shows an event a moment after its commit; the delivery waits for
+ * shows what the walk-through says (the feed shows an event a moment after its commit; the delivery waits for
  * the schedule's next attempt); anything else is sent once.
  */
 async function curl(command: string, sketch: string | undefined): Promise<Answer> {
@@ -126,7 +127,7 @@ const printed = (line: string) =>
       .join('.*')}$`,
   );
 
-describe('the README walk-through: when your receiver is down', function () {
+describe('docs/walk-throughs.md: when your receiver is down', function () {
   this.timeout(180_000);
   let server: RunningServer | undefined;
   let receiver: Receiver | undefined;
@@ -136,7 +137,7 @@ describe('the README walk-through: when your receiver is down', function () {
     server?.kill();
   });
 
-  /** The README's placeholders and what stands for them here, filled in as the steps answer. */
+  /** The walk-through's placeholders and what stands for them here, filled in as the steps answer. */
   const known = new Map<string, string>();
   const fill = (text: string) => [...known].reduce((filled, [from, to]) => filled.replaceAll(from, to), text);
 
@@ -159,7 +160,7 @@ describe('the README walk-through: when your receiver is down', function () {
   }
 
   it('publishes with whenDeliveryFails "retry", the event pending in the feed, then delivered and redelivered', async () => {
-    const steps = walkThrough(await readFile(path.join(ROOT, 'README.md'), 'utf8'));
+    const steps = walkThrough(await readFile(path.join(ROOT, WALK_THROUGHS), 'utf8'));
     // The receiver's first start writes the certificate the service trusts; it is down when the steps begin.
     receiver = await startReceiver(['whsec_bm90LXlldC1zZXQ=']);
     const port = receiver.port;
@@ -184,7 +185,7 @@ describe('the README walk-through: when your receiver is down', function () {
         expect(verdict).to.match(printed(fill(line)));
       }
     }
-    // The steps reached the event: every placeholder the README uses was filled.
+    // The steps reached the event: every placeholder the walk-through uses was filled.
     expect([...known.keys()]).to.include.members(['<reportId>', 'msg_…']);
   });
 });

@@ -7,7 +7,7 @@ import { ROOT, startReceiver, startStage, stop, type Receiver } from '../support
 
 const run = promisify(execFile);
 
-describe('the README walk-through: rotating a secret with npm run admin and npm run webhook-receiver', function () {
+describe('docs/walk-throughs.md: rotating a secret with npm run admin and npm run webhook-receiver', function () {
   this.timeout(120_000);
   let service: Server | undefined;
   let receiver: Receiver | undefined;
@@ -18,7 +18,7 @@ describe('the README walk-through: rotating a secret with npm run admin and npm 
   });
 
   it('rotates with no failed verification, the receiver naming the secret that verified', async () => {
-    // A first start writes the receiver's certificate, which the service then trusts (NODE_EXTRA_CA_CERTS in the README).
+    // A first start writes the receiver's certificate, which the service then trusts (NODE_EXTRA_CA_CERTS in the walk-through).
     const stage = await startStage();
     ({ receiver, service } = stage);
     const { admin } = stage;

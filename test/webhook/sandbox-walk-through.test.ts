@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { api, newCompany, reportInput } from '../support/harness.js';
 import { startReceiver, startStage, stop, type Receiver } from '../support/receiver-process.js';
 
-describe('the README walk-through: the sandbox, from a test key to a verified webhook', function () {
+describe('docs/walk-throughs.md: the sandbox, from a test key to a verified webhook', function () {
   this.timeout(120_000);
   let service: Server | undefined;
   let receiver: Receiver | undefined;
