@@ -1,0 +1,66 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The README is what a newcomer reads in five minutes: what the service is, the two commands, a curl
+ * walk-through, the layout and where to go next. Everything else is a short page of docs/, which the
+ * README links; a rule kept by hand would give way to the next section someone adds.
+ */
+const README_MAX_LINES = 200;
+
+const pages = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+const textOf = (page: string) => readFileSync(path.join(ROOT, page), 'utf8');
+/** Markdown outside fenced code: a `# …` line in a sh block is a comment, not a heading. */
+const prose = (page: string) => textOf(page).replace(/^```[\s\S]*?^```/gm, '');
+
+/** GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, each space a `-`. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+const anchorsOf = (page: string) => new Set([...prose(page).matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+
+/** Every relative link of a page, as [the file it names from the repository's root, the anchor]. */
+function linksOf(page: string): [string, string | undefined][] {
+  return [...prose(page).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z]+:/.test(target))
+    .map((target) => {
+      const [file = '', anchor] = target.split('#');
+      return [file === '' ? page : path.posix.join(path.posix.dirname(page), file), anchor];
+    });
+}
+
+describe('README.md and docs/', () => {
+  it(`keeps the README within ${README_MAX_LINES} lines`, () => {
+    const lines = textOf('README.md').trimEnd().split('\n').length;
+    expect(lines, 'README.md: move the detail into a page of docs/').to.be.at.most(README_MAX_LINES);
+  });
+
+  it('links from the README every page of docs/', () => {
+    const linked = new Set(linksOf('README.md').map(([file]) => file));
+    for (const page of pages.slice(1)) expect([...linked], `README.md links ${page}`).to.include(page);
+  });
+
+  it('links only to files and headings that exist', () => {
+    for (const page of pages) {
+      for (const [file, anchor] of linksOf(page)) {
+        expect(existsSync(path.join(ROOT, file)), `${page} links ${file}`).to.equal(true);
+        if (anchor !== undefined && file.endsWith('.md')) {
+          expect([...anchorsOf(file)], `${page} links ${file}#${anchor}`).to.include(anchor);
+        }
+      }
+    }
+  });
+});
