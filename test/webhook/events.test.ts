@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
 import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import { sweepOldEvents } from '../../src/integrations/events.js';
 import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import pg from 'pg';
@@ -383,6 +384,26 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       } finally {
         await slow.end();
       }
+    });
+
+    it('forgets events past EVENT_RETENTION, and no younger one', async () => {
+      const company = await newCompany();
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await publish(company, await apiReport(company.key), {
+          publishedUrl: 'https://r.example.com/1',
+          notifyIntegration: true,
+        }).expect(200);
+        ids.push(res.body.webhook.eventId as string);
+      }
+      await pool().query(
+        "UPDATE webhook_events SET created_at = clock_timestamp() - interval '31 days' WHERE company_id = $1 AND id = $2",
+        [company.companyId, ids[0]],
+      );
+      expect(await sweepOldEvents(pool(), 30 * 86_400_000)).to.be.at.least(1);
+      await api().get(`/events/${ids[0]}`).set('X-API-KEY', company.key).expect(404);
+      const { body } = await api().get('/events').set('X-API-KEY', company.key).expect(200);
+      expect(body.map((e: Event) => e.id)).to.deep.equal([ids[1]]);
     });
 
     it("answers 404 alike for another company's event, the other world's, or an unknown id", async () => {
