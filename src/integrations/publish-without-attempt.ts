@@ -1,9 +1,9 @@
 import type { PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
 import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { findForCompany } from '../reports/index.js';
+import { findForCompany, markPublished, type PublishState } from '../reports/index.js';
 import { recordEvent } from './events.js';
-import { markPublished, type PublishTarget } from './publish-claims.js';
+import type { PublishWebhook } from './settings.js';
 
 /**
  * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its
@@ -12,6 +12,9 @@ import { markPublished, type PublishTarget } from './publish-claims.js';
  * `whenDeliveryFails: "fail"` the last two refuse (502, 503) and publish nothing; with `"retry"` the
  * report is published and its event recorded, failed or waiting for the background.
  */
+
+/** What decides a publish's webhook: the report's publish state and its integration's webhook. */
+export type PublishTarget = PublishState & PublishWebhook;
 
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
 

@@ -4,13 +4,20 @@ import { withTransaction } from '../db/pool.js';
 import { conflict, isRefusal, refuse } from '../core/errors.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { quoted } from '../core/quoted.js';
-import { findForCompany } from '../reports/index.js';
-import { claimForDelivery, lockForPublish, markPublished, releaseClaim, type PublishClaim } from './publish-claims.js';
+import {
+  claimForDelivery,
+  findForCompany,
+  lockForPublish,
+  markPublished,
+  releaseClaim,
+  type PublishClaim,
+} from '../reports/index.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
 import { settleAttempt, type RetryPolicy, type Settled } from './event-outcomes.js';
 import { recordEvent } from './events.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
+import { publishWebhook } from './settings.js';
 import { newWebhookId } from './signing.js';
 
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
@@ -45,7 +52,9 @@ export interface PublishDelivery {
  * A failed delivery leaves the report unchanged (502); its retry reuses the webhook-id. When step 3
  * cannot reach the database, the attempt stays in the log without an outcome, the claim runs out by
  * itself, and the caller is told (503) when to retry, again with the same webhook-id.
- * Undefined when the company has no such report.
+ * The report's status and publish fields change through the reports component (its status.ts); this
+ * module decides the webhook, and keeps the attempts and the events. Undefined when the company has no
+ * such report.
  */
 export async function publishReport(
   pool: Pool,
@@ -81,10 +90,11 @@ async function claim(
   let release: (() => void) | undefined;
   try {
     return await withTransaction(pool, async (db) => {
-      const target = await lockForPublish(db, companyId, reportId);
-      if (!target) return undefined;
-      if (target.publishInFlight)
+      const state = await lockForPublish(db, companyId, reportId);
+      if (!state) return undefined;
+      if (state.publishInFlight)
         throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
+      const target = { ...state, ...(await publishWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const now = { companyId, reportId, publishedUrl, webhookId, mode };
       const published = await publishIfNoAttempt(db, target, notifyIntegration, now);

@@ -8,7 +8,7 @@ import type { IntegrationView, SecretRotation, WebhookSettings } from '../api-ty
  * and the previous one until its overlap ends. The database clock decides (now()), so every server
  * process agrees on the moment the old secret stops signing, whatever its own clock says.
  */
-export const signingSecretsSql = (alias: string): string =>
+const signingSecretsSql = (alias: string): string =>
   `array_remove(ARRAY[${alias}.webhook_secret,
      CASE WHEN ${alias}.previous_secret_expires_at > now() THEN ${alias}.previous_webhook_secret END], NULL)`;
 
@@ -76,6 +76,43 @@ export async function findWebhookTarget(db: Queryable, companyId: string): Promi
     [companyId],
   );
   return rows[0];
+}
+
+/** What a publish needs of the integration that created its report. */
+export interface PublishWebhook {
+  integrationRevoked: boolean;
+  webhookUrl: string | null;
+  /** The secrets the webhook signs with, newest first (two during a rotation's overlap); empty without one. */
+  webhookSecrets: string[];
+  /** Why the company's address is disabled; "" while it is active. */
+  webhookDisabledReason: string;
+}
+
+/** A report created in the application has no integration: nothing to revoke, nobody to call. */
+const NO_INTEGRATION: PublishWebhook = {
+  integrationRevoked: false,
+  webhookUrl: null,
+  webhookSecrets: [],
+  webhookDisabledReason: '',
+};
+
+/**
+ * The integration's part of a publish, read in the publish's transaction after the report is locked
+ * (a revocation committed before this read is seen, so the publish notifies nobody).
+ */
+export async function publishWebhook(
+  db: Queryable,
+  companyId: string,
+  integrationId: string | null,
+): Promise<PublishWebhook> {
+  if (integrationId === null) return NO_INTEGRATION;
+  const { rows } = await db.query<PublishWebhook>(
+    `SELECT i.revoked_at IS NOT NULL AS "integrationRevoked", i.webhook_url AS "webhookUrl",
+            ${signingSecretsSql('i')} AS "webhookSecrets", i.webhook_disabled_reason AS "webhookDisabledReason"
+       FROM integrations i WHERE i.company_id = $1 AND i.id = $2`,
+    [companyId, integrationId],
+  );
+  return rows[0] ?? NO_INTEGRATION;
 }
 
 /** Where an attempt of the company's events goes now, or why none can: no address, or it is disabled. */

@@ -8,7 +8,7 @@ import type { Pool } from '../db/pool.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
 import { reportNotFound } from './report-error-wording.js';
-import { startReport } from './start.js';
+import { startReport } from './status.js';
 import type { ReportWriter } from './write.js';
 
 /**

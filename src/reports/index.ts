@@ -8,4 +8,12 @@ export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js'
 export { ReportWriter } from './write.js';
 export { wipeSandbox } from './sandbox.js';
 export { sweepEvery } from './sweeps.js';
-export { startReport } from './start.js';
+export {
+  claimForDelivery,
+  lockForPublish,
+  markPublished,
+  releaseClaim,
+  startReport,
+  type PublishClaim,
+  type PublishState,
+} from './status.js';

@@ -14,8 +14,8 @@ import { inputRow, UPSERT } from './write-statement.js';
 import { isSandboxFull, sandboxFull } from './sandbox.js';
 
 /**
- * The writes of a report: create or update (the one statement of write-statement.ts, in batches), and
- * starting it. Reads are in read.ts.
+ * The writes of a report's fields: create or update (the one statement of write-statement.ts, in
+ * batches). Its status and publish fields change in status.ts; reads are in read.ts.
  */
 
 /** One create or update: who asks, and the input row of UPSERT (all but its `ord`). */

@@ -1,45 +1,61 @@
 import type { Queryable } from '../db/pool.js';
 import { isUuid } from '../core/ids.js';
-import { signingSecretsSql } from './settings.js';
 
-/** What publishing needs to know about a report, read with the report row locked. */
-export interface PublishTarget {
+/**
+ * A report's life: new, in_progress once started, published (and published again). Every statement
+ * that changes a report's status or its publish fields (published_url, the publish claim, the pending
+ * webhook-id) is here. The create-or-update statement (write-statement.ts) leaves a report that is
+ * published or being published as it is; the integrations component orchestrates a publish (claim,
+ * delivery, outcome) through these functions.
+ */
+
+/**
+ * Moves a new report to in_progress (an inspector applied a template); a report in progress stays
+ * as it is. Answers the status found, or undefined for no such report.
+ */
+export async function startReport(db: Queryable, companyId: string, reportId: string): Promise<string | undefined> {
+  if (!isUuid(reportId)) return undefined;
+  const { rows } = await db.query<{ status: string }>(
+    `WITH found AS (
+       SELECT status FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
+     ), started AS (
+       UPDATE reports SET status = 'in_progress', updated_at = clock_timestamp()
+        WHERE company_id = $1 AND id = $2 AND status = 'new'
+     )
+     SELECT status FROM found`,
+    [companyId, reportId],
+  );
+  return rows[0]?.status;
+}
+
+/** The report's own part of a publish, read with its row locked. */
+export interface PublishState {
   /** The partner-API integration that created the report; null for reports created in the application. */
   integrationId: string | null;
   fromRestService: string;
-  integrationRevoked: boolean;
-  webhookUrl: string | null;
-  /** The secrets the webhook signs with, newest first (two during a rotation's overlap); empty without one. */
-  webhookSecrets: string[];
   /** The webhook-id of a publish whose delivery failed or whose outcome was lost, reused by its retry. */
   pendingWebhookId: string | null;
   /** Another publish of this report is delivering its webhook now: its claim has not expired. */
   publishInFlight: boolean;
-  /** Why the company's address is disabled; "" while it is active. */
-  webhookDisabledReason: string;
 }
 
 /**
- * Locks the report for the rest of the (short) transaction and reads what decides the webhook. Two
- * publishes of one report claim it one after the other, so the second sees the first's claim.
+ * Locks the report for the rest of the (short) transaction and reads its publish state. Two publishes
+ * of one report claim it one after the other, so the second sees the first's claim.
  */
 export async function lockForPublish(
   db: Queryable,
   companyId: string,
   reportId: string,
-): Promise<PublishTarget | undefined> {
+): Promise<PublishState | undefined> {
   if (!isUuid(reportId)) return undefined;
-  const { rows } = await db.query<PublishTarget>(
-    `SELECT r.integration_id AS "integrationId", r.from_rest_service AS "fromRestService",
-            coalesce(i.revoked_at IS NOT NULL, false) AS "integrationRevoked",
-            i.webhook_url AS "webhookUrl", ${signingSecretsSql('i')} AS "webhookSecrets",
-            r.pending_webhook_id AS "pendingWebhookId",
-            coalesce(r.publish_claimed_until > clock_timestamp(), false) AS "publishInFlight",
-            coalesce(i.webhook_disabled_reason, '') AS "webhookDisabledReason"
-       FROM reports r
-       LEFT JOIN integrations i ON i.company_id = r.company_id AND i.id = r.integration_id
-      WHERE r.company_id = $1 AND r.id = $2
-        FOR UPDATE OF r`,
+  const { rows } = await db.query<PublishState>(
+    `SELECT integration_id AS "integrationId", from_rest_service AS "fromRestService",
+            pending_webhook_id AS "pendingWebhookId",
+            coalesce(publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
+       FROM reports
+      WHERE company_id = $1 AND id = $2
+        FOR UPDATE`,
     [companyId, reportId],
   );
   return rows[0];
