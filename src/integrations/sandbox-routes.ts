@@ -1,10 +1,9 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import type { PublishResult, Report, SandboxPublishInput } from '../api-types.js';
-import { conflict, notFound, refuse } from '../core/errors.js';
-import { quoted } from '../core/quoted.js';
+import { notFound, refuse } from '../core/errors.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
-import { findForCompany, reportNotFound, startReport, wipeSandbox } from '../reports/index.js';
+import { reportNotFound, startReport, wipeSandbox } from '../reports/index.js';
 import { publishReport, type PublishDelivery } from './publish.js';
 
 /** What a sandbox publish sends when the partner names no address: one that exists nowhere. */
@@ -27,12 +26,7 @@ export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
   router.use('/sandbox', requireTestKey);
 
   router.post('/sandbox/reports/:reportId/start', async (req, res: Response<Report>) => {
-    const { companyId } = keyPrincipal(req);
-    const reportId = req.params.reportId!;
-    const status = await startReport(db, companyId, reportId);
-    if (!status) throw notFound(reportNotFound(reportId));
-    if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
-    res.json((await findForCompany(db, companyId, reportId))!);
+    res.json(await startReport(db, keyPrincipal(req).companyId, req.params.reportId!));
   });
 
   router.post('/sandbox/reports/:reportId/publish', async (req, res: Response<PublishResult>) => {

@@ -1,9 +1,8 @@
 import { Router, type Response } from 'express';
 import type { ListApplicationReportsQuery, Report, ReportInput } from '../api-types.js';
 import { COMPANY, requireCompany } from '../companies/index.js';
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
-import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
@@ -50,10 +49,7 @@ export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router
 
   router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
-    const status = await startReport(db, companyId, reportId);
-    if (!status) throw notFound(reportNotFound(reportId));
-    if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
-    res.json((await findForCompany(db, companyId, reportId))!);
+    res.json(await startReport(db, companyId, reportId));
   });
 
   return router;

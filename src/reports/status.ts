@@ -1,5 +1,10 @@
-import type { Queryable } from '../db/pool.js';
+import type { Report } from '../api-types.js';
+import { conflict, notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
+import { quoted } from '../core/quoted.js';
+import type { Queryable } from '../db/pool.js';
+import { findForCompany } from './read.js';
+import { reportNotFound } from './wording.js';
 
 /**
  * A report's life: new, in_progress once started, published (and published again). Every statement
@@ -10,11 +15,11 @@ import { isUuid } from '../core/ids.js';
  */
 
 /**
- * Moves a new report to in_progress (an inspector applied a template); a report in progress stays
- * as it is. Answers the status found, or undefined for no such report.
+ * Starts the report (an inspector applied a template) and answers it: a new report moves to
+ * in_progress, one in progress stays as it is; 404 for no such report, 409 for a published one.
  */
-export async function startReport(db: Queryable, companyId: string, reportId: string): Promise<string | undefined> {
-  if (!isUuid(reportId)) return undefined;
+export async function startReport(db: Queryable, companyId: string, reportId: string): Promise<Report> {
+  if (!isUuid(reportId)) throw notFound(reportNotFound(reportId));
   const { rows } = await db.query<{ status: string }>(
     `WITH found AS (
        SELECT status FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
@@ -25,7 +30,10 @@ export async function startReport(db: Queryable, companyId: string, reportId: st
      SELECT status FROM found`,
     [companyId, reportId],
   );
-  return rows[0]?.status;
+  const status = rows[0]?.status;
+  if (!status) throw notFound(reportNotFound(reportId));
+  if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
+  return (await findForCompany(db, companyId, reportId))!;
 }
 
 /** The report's own part of a publish, read with its row locked. */
