@@ -4,7 +4,7 @@
  * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
  * - src/db: pool, migrations, change feed, notified cache, batcher.
  * - src/reports, src/integrations, src/companies: the product's components; each is used by the
- *   others only through its index.ts.
+ *   others only through its index.ts, and writes only its own tables (test/table-owners.test.ts).
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
  *   entry point through its index.ts; production never loads it.
  * - src/*.ts: composition (server.ts, the entry point; serving-process, app, config, cluster, error wording).
