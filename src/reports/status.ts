@@ -4,7 +4,7 @@ import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import type { Queryable } from '../db/pool.js';
 import { findForCompany } from './read.js';
-import { reportNotFound } from './wording.js';
+import { reportNotFound } from './report-error-wording.js';
 
 /**
  * A report's life: new, in_progress once started, published (and published again). Every statement
