@@ -25,27 +25,46 @@ const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as 
 
 /**
  * npm test runs test/mocharc.main.json (every test file but the slow ones, the benchmark's and PgBouncer's),
- * npm run test:slow the slow ones, test:bench and test:pgbouncer their folders (.ci/run calls all four); npm
- * run test:unit those that need no PostgreSQL (npm test runs them too). The lists are kept by hand: a test
- * file left out of every run, or a unit test that reaches for the database, fails here.
+ * npm run test:slow the slow ones — named *.slow.test.ts, found by a glob, so no list is kept —, test:bench
+ * and test:pgbouncer their folders (.ci/run calls all four); npm run test:unit those that need no PostgreSQL
+ * (npm test runs them too), listed by hand: a unit test that reaches for the database fails here.
  */
 describe('test suites (the mocha configurations)', () => {
   it('leaves out of npm test only the slow files, which npm run test:slow runs, and the folders run apart', () => {
     expect(main.spec).to.deep.equal(['test/**/*.test.ts']);
+    expect(slow.spec).to.deep.equal(['test/**/*.slow.test.ts']);
     expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
     expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
-    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', ...slow.spec!]);
+    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', 'test/**/*.slow.test.ts']);
     const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n');
     for (const run of ['npm test', 'npm run test:slow', 'npm run test:bench', 'npm run test:pgbouncer']) {
       expect(ci, `.ci/run: ${run}`).to.include(run);
     }
   });
 
-  it('names in the slow and unit lists only existing test files, each once, and no unit test among the slow ones', () => {
-    for (const file of [...slow.spec!, ...unit.spec!]) expect(testFiles, file).to.include(file);
-    for (const file of unit.spec!) expect(slow.spec, `${file} is a unit test: npm test runs it`).not.to.include(file);
-    expect(new Set(slow.spec).size).to.equal(slow.spec!.length);
+  it('names in the unit list only existing test files, each once, none of them slow', () => {
+    for (const file of unit.spec!) expect(testFiles, file).to.include(file);
+    for (const file of unit.spec!)
+      expect(file, `${file} is a unit test: npm test runs it`).not.to.match(/\.slow\.test\.ts$/);
     expect(new Set(unit.spec).size).to.equal(unit.spec!.length);
+  });
+
+  it('mirrors src/ in its folders: every folder of tests is a part of the code, the contract or a suite of its own', () => {
+    const folders = new Set(testFiles.map((file) => file.split('/')[1]!).filter((name) => !name.endsWith('.ts')));
+    expect([...folders].sort()).to.deep.equal(
+      [
+        'bench',
+        'contract',
+        'core',
+        'db',
+        'integrations',
+        'local',
+        'operations',
+        'pgbouncer',
+        'platform',
+        'reports',
+      ].sort(),
+    );
   });
 
   it('runs the unit tests without the harness (no PostgreSQL), on files that import no test support nor pg', () => {

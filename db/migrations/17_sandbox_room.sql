@@ -3,7 +3,7 @@
 -- Adding them locks the sandbox's row until the commit, so concurrent creates in one sandbox are counted
 -- one after the other, each against the count its predecessors committed; the check constraint refuses
 -- the statement that would take it past the bound (src/reports/sandbox.ts names the constraint and the
--- bound, and test/routes/sandbox.test.ts holds the two together). A write whose Idempotency-Key already
+-- bound, and test/integrations/sandbox.test.ts holds the two together). A write whose Idempotency-Key already
 -- has an answer inserts nothing, so the bound never stands in front of a key's kept answer.
 ALTER TABLE companies
   ADD COLUMN sandbox_reports integer NOT NULL DEFAULT 0,

@@ -85,7 +85,7 @@ describe('HTTP hardening', () => {
     try {
       expect(server.keepAliveTimeout).to.equal(KEEP_ALIVE_TIMEOUT_MS).and.be.greaterThan(60_000);
       expect(server.requestTimeout).to.equal(REQUEST_TIMEOUT_MS).and.equal(30_000);
-      // The request timeout covers the headers too (test/operations/node-errors.test.ts shows both cut).
+      // The request timeout covers the headers too (test/operations/node-errors.slow.test.ts shows both cut).
       expect(server.headersTimeout).to.be.within(1, server.requestTimeout);
       expect((server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval).to.equal(1_000);
     } finally {

@@ -101,7 +101,7 @@ export function toHttpError(
   return refuse.internal();
 }
 
-/** openapi.yaml's maxLength of ErrorResponse.error (test/routes/errors.test.ts holds the two together). */
+/** openapi.yaml's maxLength of ErrorResponse.error (test/platform/errors.test.ts holds the two together). */
 export const ERROR_MAX_LENGTH = 2000;
 
 const LAST_RESORT_BODY = JSON.stringify({ error: 'internal server error' });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../src/reports/field-values.js';
+import { formatInvoiceItem, joinList, parseInvoiceItem, toList } from '../../src/reports/field-values.js';
 
 /** Text a description can be: non-blank, without surrounding spaces or line breaks (the shape is one line). */
 const description = fc
