@@ -35,7 +35,7 @@ interface Delivery {
   release: () => void;
 }
 
-/** How a publish delivers: the notifier, the retry policy of events, and the inspector's choice. */
+/** How a publish delivers: the notifier of its first attempt, and the retry policy of the events after it. */
 export interface PublishDelivery {
   notifier: Notifier;
   policy: RetryPolicy;
@@ -46,10 +46,12 @@ export interface PublishDelivery {
  * connection, transaction or lock is held while the receiver takes its time:
  * 1. one short transaction claims the report (a second publish gets 409 until the claim ends or
  *    expires), keeps the attempt's webhook-id on it and writes the attempt to the delivery log;
- * 2. the delivery, holding only one of the notifier's places (503 with Retry-After when none is free,
- *    or when the company already holds its share of them);
- * 3. a second short transaction records the outcome and, on a 2xx, publishes.
- * A failed delivery leaves the report unchanged (502); its retry reuses the webhook-id. When step 3
+ * 2. the delivery, holding only one of the notifier's places (when none is free, or the company holds
+ *    its share of them: 503 with Retry-After, or, with `"retry"`, published at once, its event waiting);
+ * 3. a second short transaction records the outcome: with `whenDeliveryFails: "fail"`, a 2xx publishes
+ *    and records the event, delivered, and a failure leaves the report unchanged (502; its retry reuses
+ *    the webhook-id); with `"retry"`, the report is published either way and its event recorded and
+ *    settled by the attempt (event-outcomes.ts), for the background to try again. When step 3
  * cannot reach the database, the attempt stays in the log without an outcome, the claim runs out by
  * itself, and the caller is told (503) when to retry, again with the same webhook-id.
  * The report's status and publish fields change through the reports component (its status.ts); this
