@@ -1,8 +1,7 @@
 /**
  * Bodies serialised once: the report cache keeps each report and page frozen together with its JSON,
- * and an answer with such a body sends those bytes instead of serialising it again (a page of 20
- * reports is about 16 KB). A frozen body's JSON cannot differ from the bytes kept for it. The sending
- * side is platform/http/json-once.ts.
+ * and an answer with such a body sends those bytes instead of serialising it again. A frozen body's
+ * JSON cannot differ from the bytes kept for it. The sending side is platform/http/json-once.ts.
  */
 const serialized = new WeakMap<object, Buffer>();
 

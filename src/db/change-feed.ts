@@ -13,8 +13,9 @@ export const REPORT_CHANNEL = 'report_changed';
 const RECONNECT_MS = 1_000;
 /**
  * A barrier that takes longer means the listening connection is stuck (the database frozen, the
- * connection dropped): drop it and ask the database. An empty query is answered in well under a
- * millisecond, and a request that falls back still answers within the pool's wait plus this.
+ * connection dropped): drop it and ask the database. An empty query gives the database no work, so a
+ * connection that answers at all answers it far sooner; and a request that falls back still answers
+ * within the pool's wait plus this.
  */
 const BARRIER_TIMEOUT_MS = 500;
 

@@ -95,7 +95,8 @@ const DOCUMENTS = { '/openapi': 'partner-openapi.json', '/openapi-3.0': 'partner
  * once here) and the API reference page. Public: no key, and outside the validated contract.
  */
 export function docsRouter({ publicBaseUrl }: { publicBaseUrl: string | undefined }): Router {
-  // Read on first use: about 1 MB held for good, which under load the heap would grow by several times over.
+  // Read on first use: once read, the bundle (a megabyte of script) is held for good, and most processes
+  // never serve the page.
   let redoc: string | undefined;
   const redocBundle = () => (redoc ??= readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_LOGO_URL, 'data:,'));
   const changelog = readFileSync(CHANGELOG, 'utf8');

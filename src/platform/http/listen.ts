@@ -14,7 +14,8 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
  * How often Node compares requests in progress with the request timeout. With its default, 30 s, a
- * body trickling in lived 88 s; checked every second, it is cut within a second of the timeout.
+ * body trickling in lives on long past the timeout; checked every second, it is cut within a second
+ * of the timeout.
  */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 

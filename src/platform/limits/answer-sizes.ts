@@ -1,8 +1,8 @@
 /**
  * What each company's answers of each kind have weighed lately, in bytes: the estimate of what its next
  * answer of that kind will move. Admission counts it with the request body, so a company whose answers
- * are maximal pages (about 1 MiB each: reading, checking and sending one costs the event loop tens of
- * milliseconds) has as few of them in flight as its byte share allows, while a company of small answers
+ * are maximal pages (about 1 MiB each: reading, checking and sending one is a long stretch of the event
+ * loop's one thread) has as few of them in flight as its byte share allows, while a company of small answers
  * is held only by the count of requests in flight.
  */
 export class AnswerSizes {

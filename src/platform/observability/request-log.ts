@@ -56,8 +56,8 @@ function requestLine(req: Request, res: ServerResponse, durationMs: number) {
 /**
  * One JSON line per request when its response ends or is cut off (method, route template, status,
  * duration, request id, company id); 5xx at level error, the rest at info. requestLog(req) carries the
- * request id for anything else logged while handling the request. (pino-http did the same, but made two
- * child loggers per request, one of them serialising the whole request, whether or not anything was
+ * request id for anything else logged while handling the request. (pino-http does the same, but makes two
+ * child loggers per request, one of them serialising the whole request, whether or not anything is
  * logged: here the child is made only when used, and the line only when its level is written.)
  */
 export function requestLogger(logger: Logger): RequestHandler {
