@@ -68,7 +68,7 @@ const USER_AGENT = 'inspection-report-intake-webhook/1';
  * time limit, and only HTTPS through the SSRF-guarded agent.
  *
  * got and the agent are loaded on the first delivery: most processes never publish, and the two
- * add about 15 MB to a process that loads them.
+ * weigh on the memory of a process that loads them.
  */
 export function createNotifier(options: NotifierOptions): Notifier {
   let loaded: Promise<{ client: Got; isTimeout: (err: unknown) => boolean }> | undefined;

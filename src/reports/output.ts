@@ -6,9 +6,8 @@ import { ALL_FIELDS } from './fields.js';
  * (reportOf), so that every report has this one shape with all 21 properties inside the object (JSON.parse
  * sizes an object for its properties; a copy of an object, or properties added one by one, keep most of
  * them in a separate store). The response validator reads every property of every report of an answer,
- * each time the cache sends it: made as Object.assign({}, ...outputs), reports cost that validation about
- * 3.6× (CPU profile: 2.9% of the service's time against 0.8% with the literal the reads had before the
- * catalogue), and a cached page of 20 sent 12–19% fewer a second (npm run bench:pair).
+ * each time the cache sends it: made as Object.assign({}, ...outputs), reports would cost that validation
+ * several times as much, and fewer cached pages would be sent a second (`npm run bench:pair` measures it).
  */
 const OUTPUT_SHAPE = JSON.stringify(
   Object.fromEntries(

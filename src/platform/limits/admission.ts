@@ -19,9 +19,8 @@ import type { LoopLoad } from './loop-load.js';
  * large pages or bodies, admitted one at a time, would still keep it nearly full.
  *
  * What is lent to a company alone is bounded in bytes too (LENT_BYTES): all of it is still in
- * flight when another company comes to work, ahead of that company's first requests (measured: 32 MiB of
- * one company's 1 MiB bodies, admitted while it was alone, kept another company's first answers 100-280 ms
- * late). And requests that waited together are not all refused in the same moment: each one's wait ends at
+ * flight when another company comes to work, ahead of that company's first requests, which wait for
+ * every byte of it on the loop. And requests that waited together are not all refused in the same moment: each one's wait ends at
  * a time of its own, between half and all of `waitMillis`, for a refused request's body is still read
  * (to keep its connection), and a flood's queue refused at once is that many bodies read at once.
  */
@@ -209,7 +208,7 @@ export class Admission {
    * Waiting requests are granted from the event loop's check phase, never in the same turn as the
    * request that ended: a grant runs its request on in microtasks, so granting at once would run a
    * company's whole queue one request after another without the loop ever reading another company's
-   * sockets (measured: a flood queued behind one place still took every other answer 20-40 ms).
+   * sockets, and every other company's answers would wait for the whole queue.
    */
   private schedulePump(): void {
     if (this.pumpScheduled || this.turns.size === 0) return;

@@ -26,8 +26,8 @@ export function bodyBytes(req: Request): number {
 /**
  * What an answer of a kind not yet seen from the company is counted as: a read of reports may answer a
  * page or a report of the largest size (about 1 MiB), so a company's first burst of maximal pages is
- * admitted by its byte share, not by count alone (measured: a flood of them at a process's start kept
- * another company's creates 250-470 ms late); its first answer teaches the real size. Others are small.
+ * admitted by its byte share, not by count alone, and does not hold up the other companies' requests
+ * at a process's start; its first answer teaches the real size. Others are small.
  */
 const unseenAnswerBytes = (kind: string) => (/^(GET|HEAD) (list|report)$/.test(kind) ? MAX_BODY_BYTES : 0);
 
