@@ -343,7 +343,10 @@ export interface webhooks {
          *       that long (at most 24 h); it counts as a step of the schedule.
          *     - **A 3xx, any other status, a timeout or a network error**: the next wait of the schedule.
          *
-         *     An address that has failed every attempt for 5 days without a break is disabled too. Events are
+         *     While your receiver fails, its due events are not all fired at it at once: it is tried about once a
+         *     second per server of the service until it answers 2xx, the other due events waiting their turn (they
+         *     lose no step of their schedule). An address that has failed every attempt for 5 days without a
+         *     break is disabled too. Events are
          *     delivered at least once: an attempt cut short by the service's crash is made again, so drop
          *     duplicates by `webhook-id`. Missed some? `GET /events` lists them all, oldest first, and
          *     `POST /events/{eventId}/redeliver` sends one again.

@@ -5,6 +5,7 @@ import { settleAttempt, type RetryPolicy } from './event-outcomes.js';
 import { failEvent } from './events.js';
 import { eventTarget } from './settings.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
+import { FailingAddresses } from './failing-addresses.js';
 
 export interface DeliveryWorkerOptions {
   db: Pool;
@@ -36,10 +37,13 @@ interface Due {
  * attempt cut short by a crash is made again once its lease has run out: at least once. The places
  * are the worker's own, apart from those of inspectors' publishes, which never wait behind it; each
  * company takes at most its share of them, and the due events are taken round by round across
- * companies, so one company's backlog never delays another's attempts.
+ * companies, so one company's backlog never delays another's attempts. A company whose last attempt
+ * failed is paced (FailingAddresses): its other due events wait, still due, instead of spending the
+ * shared cores on a receiver that is down.
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<string, number>();
+  private readonly failing: FailingAddresses;
   private readonly leased = new Map<string, Due>();
   private total = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -49,6 +53,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
+    this.failing = new FailingAddresses(options.pollMs);
     this.leaseMs =
       options.notifier.timeoutMs + 2 * (options.db.options.connectionTimeoutMillis ?? 5_000) + LEASE_MARGIN_MS;
   }
@@ -117,7 +122,7 @@ export class DeliveryWorker {
    * company would be read to compare it).
    */
   private async take(free: number): Promise<Due[]> {
-    const busy = [...this.inFlight.entries()];
+    const busy = this.failing.busy(this.inFlight, this.options.maxInFlightPerCompany);
     const { rows } = await this.options.db.query<Due>(
       `WITH RECURSIVE companies AS (
          (SELECT company_id FROM webhook_events WHERE status = 'pending' ORDER BY company_id LIMIT 1)
@@ -139,9 +144,14 @@ export class DeliveryWorker {
           ) d
           ORDER BY d.n, d.next_attempt_at
           LIMIT $1
+       ), locked AS (
+         -- Rows another transaction holds (a revocation cancelling them, a settlement) are left to a
+         -- later take: the take never waits, so it is never part of a cycle of waits.
+         SELECT e.company_id, e.id FROM webhook_events e JOIN picked p ON p.company_id = e.company_id AND p.id = e.id
+            FOR UPDATE OF e SKIP LOCKED
        )
        UPDATE webhook_events e SET leased_until = clock_timestamp() + $5 * interval '1 millisecond'
-         FROM picked p
+         FROM locked p
         WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
           AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
        RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId", e.payload`,
@@ -194,5 +204,6 @@ export class DeliveryWorker {
       await completeAttempt(tx, event.companyId, deliveryId, attempt);
       await settleAttempt(tx, event.companyId, event.id, attempt, policy);
     });
+    this.failing.record(event.companyId, attempt.error === '');
   }
 }

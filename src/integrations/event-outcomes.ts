@@ -112,6 +112,9 @@ export async function settleAttempt(
   attempt: DeliveryAttempt,
   policy: RetryPolicy,
 ): Promise<Settled> {
+  // The company's integration row first, then the event's: the order a revocation takes them in
+  // (it cancels the company's pending events), so the two never wait on each other in a cycle.
+  await db.query('SELECT FROM integrations WHERE company_id = $1 AND revoked_at IS NULL FOR UPDATE', [companyId]);
   const { rows } = await db.query<{ status: string; failures: number; redelivery: boolean; lastError: string }>(
     `SELECT status, failures, redelivery, last_error AS "lastError"
        FROM webhook_events WHERE company_id = $1 AND id = $2 FOR UPDATE`,

@@ -18,6 +18,7 @@ import {
   unique,
 } from '../support/harness.js';
 import { until } from '../support/wait.js';
+import type { Behaviour } from '../support/https-receiver.js';
 import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from '../support/webhooks.js';
 
 /**
@@ -45,13 +46,18 @@ describe('durable deliveries: events, background attempts, the feed and redelive
   let workers: DeliveryWorker[] = [];
 
   /** A worker making this suite's background attempts, with the given policy. */
-  function startWorker(policy: RetryPolicy = TEST_RETRY_POLICY, maxInFlightPerCompany = 4, db?: Pool): DeliveryWorker {
+  function startWorker(
+    policy: RetryPolicy = TEST_RETRY_POLICY,
+    maxInFlightPerCompany = 4,
+    db?: Pool,
+    pollMs = 50,
+  ): DeliveryWorker {
     const worker = new DeliveryWorker({
       db: db ?? suite.allowed.pool,
       notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
       policy,
       logger: createLogger('silent'),
-      pollMs: 50,
+      pollMs,
       maxInFlight: 32,
       maxInFlightPerCompany,
     });
@@ -76,9 +82,10 @@ describe('durable deliveries: events, background attempts, the feed and redelive
   }
 
   /** A company whose receiver never answers, with `count` pending events due now, each carrying one of its reports. */
-  async function deadReceiverWithBacklog(count: number): Promise<CompanyWithWebhook> {
+  /** A company with `count` due events whose receiver never answers (or answers as given). */
+  async function deadReceiverWithBacklog(count: number, answers: Behaviour = 'hang'): Promise<CompanyWithWebhook> {
     const dead = await companyWithWebhook(suite.receiver);
-    suite.receiver.on(dead.path, 'hang');
+    suite.receiver.on(dead.path, answers);
     const reportId = await apiReport(dead.key);
     const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
     await pool().query(
@@ -239,6 +246,28 @@ describe('durable deliveries: events, background attempts, the feed and redelive
       expect(rows).to.deep.equal([{ status: 'cancelled', last_error: 'the REST API integration was revoked' }]);
       await sleep(2_500);
       expect(suite.receiver.at(company.path)).to.have.length(1);
+    });
+
+    it('paces a company whose receiver fails: about one attempt a poll, its other events still due, no step lost', async () => {
+      startWorker(TEST_RETRY_POLICY, 4, undefined, 250);
+      const failing = await deadReceiverWithBacklog(200, { status: 500 });
+      await until(() => suite.receiver.at(failing.path).length >= 1, 'the failing receiver reached');
+      await sleep(1_000);
+      // Unpaced, four places would have failed through the 200 events within the second.
+      expect(suite.receiver.at(failing.path).length).to.be.within(2, 8);
+      const { rows } = await pool().query<{ attempted: number; due: number }>(
+        `SELECT count(*) FILTER (WHERE failures > 0)::int AS attempted,
+                count(*) FILTER (WHERE failures = 0 AND status = 'pending')::int AS due
+           FROM webhook_events WHERE company_id = $1`,
+        [failing.companyId],
+      );
+      expect(rows[0]!.attempted + rows[0]!.due).to.equal(200);
+      // The first success ends the pacing: the rest go at the company's full share.
+      suite.receiver.on(failing.path, { status: 204 });
+      await until(() => suite.receiver.at(failing.path).length >= 200, 'every event attempted', 20_000);
+      // A revocation while attempts are in flight and settling is answered, never a deadlock's 500.
+      const revoked = await api().delete(`/internal/companies/${failing.companyId}/integration`).set(auth);
+      expect([revoked.status, revoked.text]).to.deep.equal([204, '']);
     });
 
     it("delivers another company's event promptly while one company has 2,000 pending against a dead receiver", async function () {

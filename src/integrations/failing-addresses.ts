@@ -1,0 +1,39 @@
+/**
+ * The companies whose last background attempt in this process failed, and when: while a receiver is
+ * down, each of its due events would fail in turn, one after the other, as fast as the cores allow,
+ * and every company would pay for that work. So a company whose last attempt failed gets one place at a
+ * time and, for a poll's length after a failure, none: its receiver is probed about once a poll until
+ * it answers. Its events stay due and lose no step of their schedule; the first success ends the pacing.
+ * Entries older than a minute are dropped, so the map holds only companies failing now.
+ */
+export class FailingAddresses {
+  private readonly lastFailure = new Map<string, number>();
+
+  constructor(private readonly pollMs: number) {}
+
+  /** Records how a company's attempt ended. */
+  record(companyId: string, delivered: boolean, now = Date.now()): void {
+    if (delivered) this.lastFailure.delete(companyId);
+    else this.lastFailure.set(companyId, now);
+  }
+
+  /**
+   * The places each company holds, as the take counts them: its attempts in flight, or, for a company
+   * failing now, all its places but one (none within a poll of its last failure).
+   */
+  busy(inFlight: ReadonlyMap<string, number>, share: number, now = Date.now()): [string, number][] {
+    const held = new Map(inFlight);
+    for (const [companyId, at] of this.lastFailure) {
+      if (now - at > STALE_MS) {
+        this.lastFailure.delete(companyId);
+        continue;
+      }
+      const paced = now - at < this.pollMs ? share : share - 1;
+      held.set(companyId, Math.max(held.get(companyId) ?? 0, paced));
+    }
+    return [...held.entries()];
+  }
+}
+
+/** A failure this old no longer paces its company. */
+const STALE_MS = 60_000;

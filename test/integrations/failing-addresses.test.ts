@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { FailingAddresses } from '../../src/integrations/failing-addresses.js';
+
+describe('FailingAddresses: the pacing of a company whose receiver fails', () => {
+  const inFlight = new Map([['a', 1]]);
+
+  it('takes every place of a company within a poll of its failure, all but one after, none once it delivers', () => {
+    const failing = new FailingAddresses(1_000);
+    failing.record('b', false, 10_000);
+    expect(failing.busy(inFlight, 4, 10_500)).to.deep.equal([
+      ['a', 1],
+      ['b', 4],
+    ]);
+    expect(failing.busy(inFlight, 4, 11_500)).to.deep.equal([
+      ['a', 1],
+      ['b', 3],
+    ]);
+    failing.record('b', true, 12_000);
+    expect(failing.busy(inFlight, 4, 12_000)).to.deep.equal([['a', 1]]);
+  });
+
+  it("never counts fewer places than the company's attempts in flight, and forgets a failure after a minute", () => {
+    const failing = new FailingAddresses(1_000);
+    failing.record('a', false, 0);
+    expect(failing.busy(new Map([['a', 4]]), 4, 2_000)).to.deep.equal([['a', 4]]);
+    expect(failing.busy(inFlight, 4, 61_000)).to.deep.equal([['a', 1]]);
+  });
+});
