@@ -1,5 +1,5 @@
 /**
- * The architecture's rules, checked by `npm run lint` (depcruise src). The layers:
+ * The architecture's rules, checked by `npm run lint` (depcruise src scripts). The layers:
  * - src/core: errors, request context, ids, error wording types; imports nothing of the project.
  * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
  * - src/db: pool, migrations, change feed, notified cache, batcher.
@@ -8,6 +8,7 @@
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
  *   entry point through its index.ts; production never loads it.
  * - src/*.ts: composition (server.ts, the entry point; serving-process, app, config, cluster, error wording).
+ * - scripts/: the tools and benchmarks, which use the components and local development through their index.ts.
  */
 const COMPONENTS = '(reports|integrations|companies)';
 
@@ -54,6 +55,15 @@ module.exports = {
       comment: "A component uses another only through that one's index.ts, never its internals.",
       from: { path: `^src/${COMPONENTS}/` },
       to: { path: `^src/${COMPONENTS}/`, pathNot: ['^src/$1/', `^src/${COMPONENTS}/index\\.ts$`] },
+    },
+    {
+      name: 'scripts-use-components-through-their-index',
+      severity: 'error',
+      comment:
+        'The scripts (the benchmarks among them) use a component as the app does, through its index.ts, ' +
+        'or over HTTP and SQL: never its internals, which may change under them.',
+      from: { path: '^scripts/' },
+      to: { path: `^src/${COMPONENTS}/`, pathNot: `^src/${COMPONENTS}/index\\.ts$` },
     },
     {
       name: 'local-development-only-from-the-composition',

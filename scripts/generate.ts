@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Converter } from '@apiture/openapi-down-convert';
 import { stringify } from 'yaml';
-import { displayBytesSql } from '../src/reports/fields.js';
+import { displayBytesSql } from '../src/reports/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);

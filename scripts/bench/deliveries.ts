@@ -14,19 +14,15 @@
  * 10000), BENCH_DELIVERIES_DURATION (seconds, default 15).
  */
 import { writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../src/local/index.js';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { buildProduction } from '../production-build.js';
 import { latency, MAX_RATIO } from './fairness-report.js';
 import { appCall } from './fairness-setup.js';
-import { cleanUpOnSignals, formatTable, onCleanUp, runBench } from './lifecycle.js';
-import { serviceEnv, startBenchDatabase, startChild, waitUntilUp } from './lifecycle.js';
-import { postmasterPid, treeCpuSeconds } from './proc-stats.js';
+import { formatTable, machine, onCleanUp, runBench, runScript, startBenchDatabase, startServer } from './lifecycle.js';
+import { treeCpuSeconds } from './lifecycle.js';
 import { seedCompany, type SeededCompany } from './seed.js';
 import type { SteadyConfig, SteadyResult } from './steady-client.js';
 
@@ -117,43 +113,32 @@ async function steady(stage: Stage, b: Company, reportIds: string[]): Promise<St
     ...{ baseUrl, key: b.key, ids: b.reportIds, inspectorEmail: b.inspectorEmail, restIdPrefix: 'b' },
     ...{ rate: B_RATE, durationSec: DURATION, publishes: { companyId: b.companyId, reportIds, appToken } },
   };
-  const env = { STEADY_CONFIG: JSON.stringify(config) };
-  const child = startChild('steady', ['--import', 'tsx', 'scripts/bench/steady-client.ts'], env, 'pipe');
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  if ((await lines.next()).value !== 'ready') throw new Error('the steady client did not start');
-  const last = await lines.next();
-  if (last.done) throw new Error('the steady client ended without its result');
-  const result = JSON.parse(last.value) as SteadyResult;
+  const { result } = await runScript<SteadyResult>(
+    'steady-client.ts',
+    { STEADY_CONFIG: JSON.stringify(config) },
+    async () => 0,
+  );
   const failed = result.samples.filter((s) => s.status !== 200);
   if (failed.length > 0) throw new Error(`B: ${failed.length} publishes not 200, e.g. ${JSON.stringify(failed[0])}`);
   return result;
 }
 
 async function setUp(): Promise<Stage> {
-  const { database, dir } = await startBenchDatabase('intake-deliveries-pg-');
+  const database = await startBenchDatabase('intake-deliveries-pg-');
   const receiver = await HttpsReceiver.start();
   onCleanUp(() => receiver.stop());
-  const caFile = path.join(dir, 'receiver-ca.pem');
+  const caFile = path.join(database.dir, 'receiver-ca.pem');
   await writeFile(caFile, receiver.ca);
-  const port = await freePort();
-  const env = serviceEnv(database.url, port, {
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    NODE_EXTRA_CA_CERTS: caFile,
-    WEBHOOK_WORKER: 'true',
-  });
-  const service = startChild('service', buildProduction(), env);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilUp(`${baseUrl}/readyz`);
+  const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, WEBHOOK_WORKER: 'true' };
+  const service = await startServer('service', buildProduction(), database.url, { env });
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   onCleanUp(() => db.end());
-  const postgres = postmasterPid(path.join(dir, 'pg'));
-  const cpu = () => ({ service: treeCpuSeconds(service.pid!), postgres: treeCpuSeconds(postgres) });
-  return { cpu, baseUrl, appToken: env.APP_TOKEN!, db, receiver };
+  const cpu = () => ({ service: treeCpuSeconds(service.pid), postgres: treeCpuSeconds(database.postmaster) });
+  return { cpu, baseUrl: service.url, appToken: service.appToken, db, receiver };
 }
 
 async function main(): Promise<void> {
-  cleanUpOnSignals();
   const stage = await setUp();
   const perCompany = Math.ceil(PUBLISHES / COMPANIES);
   const publishers: Company[] = [];
@@ -206,7 +191,7 @@ async function main(): Promise<void> {
     )}`,
   );
   const errors = stage.receiver.contractErrors.length;
-  console.log(`webhooks not matching the contract: ${errors}; ${os.cpus().length} CPUs, node ${process.version}`);
+  console.log(`webhooks not matching the contract: ${errors}; machine: ${machine()}`);
 }
 
 runBench(main);

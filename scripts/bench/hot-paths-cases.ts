@@ -1,100 +1,73 @@
 /**
- * `npm run bench`'s cases: what autocannon sends for each, against whichever target. Reads go to the
- * large company (1M reports) but for the small company's first page; writes create new reports in the
- * large company or update its seeded ones.
+ * `npm run bench`'s cases: what autocannon sends for each, whichever implementation it drives. Reads go
+ * to the large company but for the small company's first page; writes create new reports in the large
+ * company or update its seeded ones.
  */
-import { LARGE, ONLY, type Case } from './hot-paths-settings.js';
-import type { Reference } from './hot-paths-targets.js';
-import { benchReport, type SeededCompany } from './seed.js';
+import type autocannon from 'autocannon';
+import { benchReport } from './seed.js';
 
-/** Bare Express's only case. */
-export const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
+export interface Case {
+  name: string;
+  requests: autocannon.Request[];
+  headers?: Record<string, string>;
+  /** Also driven against the straightforward implementation, right before or after the service. */
+  compared?: boolean;
+}
 
 export interface CaseInputs {
-  smallHeaders: Record<string, string>;
-  largeHeaders: Record<string, string>;
-  large: SeededCompany;
-  reference: Reference;
+  small: Record<string, string>;
+  large: Record<string, string>;
+  largeReports: number;
+  inspectorEmail: string;
+  /** The ids of the large company's first page, and the path of its second. */
+  ids: string[];
+  nextPath: string;
 }
 
-/** Numbers the ids read and the restIds written, across every case and target. */
+/** Numbers the ids read and the restIds written, across every case and implementation. */
 let counter = 0;
 
-function reportBody(restId: string, inspectorEmail: string, notes?: string): string {
-  const report = benchReport(restId, inspectorEmail);
-  return JSON.stringify(notes === undefined ? report : { ...report, notes });
-}
-
-function readCases({ smallHeaders, largeHeaders, reference: { ids, nextPath } }: CaseInputs): Case[] {
-  return [
-    { name: 'GET /auth', headers: smallHeaders, requests: [{ method: 'GET', path: '/auth' }] },
-    {
-      name: 'GET /reports/{id}',
-      compared: true,
-      headers: largeHeaders,
-      requests: [
-        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
-      ],
-    },
-    {
-      name: 'GET /reports?limit=20 (1k)',
-      headers: smallHeaders,
-      requests: [{ method: 'GET', path: '/reports?limit=20' }],
-    },
-    {
-      name: 'GET /reports?limit=20 (1M)',
-      compared: true,
-      headers: largeHeaders,
-      requests: [{ method: 'GET', path: '/reports?limit=20' }],
-    },
-    {
-      name: 'GET /reports page 2 (1M)',
-      headers: largeHeaders,
-      requests: [{ method: 'GET', path: nextPath }],
-    },
-  ];
-}
-
-/** A case of POST /reports/new (also driven against the straightforward implementation): each request as `next` makes it. */
-function postCase(
-  name: string,
-  headers: Record<string, string>,
-  next: () => { body: string; headers?: Record<string, string> },
-): Case {
-  const setupRequest: NonNullable<Case['requests'][number]['setupRequest']> = (req) => {
-    const made = next();
-    return { ...req, path: '/reports/new', body: made.body, headers: { ...req.headers, ...made.headers } };
+/** A case of POST /reports/new: each request's body (and headers) as `next` makes them. */
+function postCase(name: string, headers: Record<string, string>, next: () => [object, Record<string, string>?]): Case {
+  const setupRequest: NonNullable<autocannon.Request['setupRequest']> = (req) => {
+    const [body, extra] = next();
+    return { ...req, path: '/reports/new', body: JSON.stringify(body), headers: { ...req.headers, ...extra } };
   };
   return { name, compared: true, headers, requests: [{ method: 'POST', setupRequest }] };
 }
 
-function writeCases({ largeHeaders, large }: CaseInputs): Case[] {
-  const headers = { ...largeHeaders, 'content-type': 'application/json' };
-  const email = large.inspectorEmail;
+export function buildCases({ small, large, largeReports, inspectorEmail, ids, nextPath }: CaseInputs): Case[] {
+  const json = { ...large, 'content-type': 'application/json' };
+  const report = (restId: string) => benchReport(restId, inspectorEmail);
   return [
-    postCase('POST /reports/new (create)', headers, () => ({
-      body: reportBody(`bench-new-${process.pid}-${++counter}`, email),
-    })),
+    { name: 'GET /auth', headers: small, requests: [{ method: 'GET', path: '/auth' }] },
+    {
+      name: 'GET /reports/{id}',
+      compared: true,
+      headers: large,
+      requests: [
+        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
+      ],
+    },
+    { name: 'GET /reports?limit=20 (1k)', headers: small, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
+    {
+      name: 'GET /reports?limit=20 (1M)',
+      compared: true,
+      headers: large,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    { name: 'GET /reports page 2 (1M)', headers: large, requests: [{ method: 'GET', path: nextPath }] },
+    postCase('POST /reports/new (create)', json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
     // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
-    postCase('POST /reports/new (update)', headers, () => ({
-      body: reportBody(`seed-${1 + ((++counter * 7919) % LARGE)}`, email),
-    })),
-    // The same creates, each sent with an Idempotency-Key of its own (a retry-safe partner's creates):
-    // what keeping the keys costs against the creates above. The yardstick ignores the header.
-    postCase('POST /reports/new (create, Idempotency-Key)', headers, () => {
+    postCase('POST /reports/new (update)', json, () => [report(`seed-${1 + ((++counter * 7919) % largeReports)}`)]),
+    // A retry-safe partner's creates, each with an Idempotency-Key of its own (the yardstick ignores it).
+    postCase('POST /reports/new (create, Idempotency-Key)', json, () => {
       const restId = `bench-idem-${process.pid}-${++counter}`;
-      return { body: reportBody(restId, email), headers: { 'idempotency-key': restId } };
+      return [report(restId), { 'idempotency-key': restId }];
     }),
-    // A partner's sync sending every edit of one inspection as it happens, from parallel workers:
-    // every connection updates the same report (created by the first write), each edit its own.
-    postCase('POST /reports/new (one-report burst)', headers, () => ({
-      body: reportBody(`bench-burst-${process.pid}`, email, `Edit ${++counter} of the inspection.`),
-    })),
+    // A partner's sync sending every edit of one inspection from parallel workers: one report, many edits.
+    postCase('POST /reports/new (one-report burst)', json, () => [
+      { ...report(`bench-burst-${process.pid}`), notes: `Edit ${++counter} of the inspection.` },
+    ]),
   ];
-}
-
-/** Every case, in the order driven, or those whose names contain one of BENCH_ONLY's. */
-export function buildCases(inputs: CaseInputs): Case[] {
-  const all = [...readCases(inputs), ...writeCases(inputs)];
-  return all.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)));
 }

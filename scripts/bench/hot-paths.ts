@@ -1,82 +1,197 @@
 /**
  * `npm run bench`: the service's hot paths under load, side by side with the straightforward
- * implementation (scripts/bench/straightforward/) and a bare Express, all measured in the same run on
- * the same machine.
+ * implementation (scripts/bench/straightforward/, the yardstick) and a bare Express answering a
+ * constant report (baseline.ts), all measured in the same run on the same machine.
  *
- * Starts a fresh embedded PostgreSQL in a temporary directory, seeds a company with 1,000 reports and
- * one with 1,000,000 (set-based SQL) and copies them into the straightforward implementation's schema,
- * builds the service (`npm run build`) and starts it as in production, starts the straightforward
- * implementation and bare Express (a constant report), all as child processes, drives each case with
- * autocannon for a fixed time (bare Express first and last; the compared operations against the
- * service and the straightforward implementation back to back, alternating which goes first), samples
- * RSS and CPU from /proc, prints the tables and the targets met or missed (hot-paths-settings.ts), and
- * writes the same figures as JSON.
+ * A fresh embedded PostgreSQL holds a company with 1,000 reports and one with BENCH_LARGE, copied into
+ * the straightforward implementation's schema; the service runs as production does. Each case is driven
+ * with autocannon for a fixed time (bare Express first and last, the compared operations against the two
+ * implementations back to back, alternating which goes first), with RSS and CPU read from /proc. Prints
+ * the rows, the comparison and the targets met or missed, and writes them as JSON.
  *
- * Environment (all optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds,
- * default 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (reports in the large company, default
- * 1000000), BENCH_OUT (default bench-results.json), BENCH_CPU_PROF (a directory: the service writes
- * a V8 CPU profile there on exit), BENCH_ONLY (comma-separated case names), BENCH_WORKERS (default 2:
- * every service case is driven again, right after, against the service with that many workers,
- * WEB_CONCURRENCY; 1: not); VALIDATE_RESPONSES and DATABASE_POOL_MAX are passed to the service.
- *
- * The parts: hot-paths-settings.ts (the environment, the targets), hot-paths-targets.ts (the processes),
- * hot-paths-cases.ts, hot-paths-run.ts (driving them), hot-paths-results.ts and hot-paths-print.ts.
+ * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
+ * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
+ * of case names), BENCH_OUT (default bench-results.json).
  */
-import { existsSync } from 'node:fs';
+import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { buildCases } from './hot-paths-cases.js';
-import { printReport } from './hot-paths-print.js';
-import { buildReport, summarize } from './hot-paths-results.js';
-import { CaseRunner } from './hot-paths-run.js';
-import { CPU_PROF_DIR, LARGE, OUT, SMALL } from './hot-paths-settings.js';
-import { startTargets } from './hot-paths-targets.js';
-import { cleanUpOnSignals, runBench, startBenchDatabase, stopChild } from './lifecycle.js';
-import { postmasterPid, treeCpuSeconds } from './proc-stats.js';
+import { buildProduction } from '../production-build.js';
+import { buildCases, type Case } from './hot-paths-cases.js';
+import { formatTable, machine, memory, ROOT, runBench, startBenchDatabase, startChild } from './lifecycle.js';
+import { startServer, treeCpuSeconds } from './lifecycle.js';
 import { seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
-import { measureWriteShapes } from './write-shapes.js';
 
-// Everything started here is stopped on exit, error and Ctrl-C (lifecycle.ts).
-cleanUpOnSignals();
+const env = process.env;
+const DURATION = Number(env.BENCH_DURATION ?? 8);
+const WARMUP = Number(env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
+const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
+const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
+const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim());
 
-/** The two companies, then the straightforward implementation's copy of them. */
-async function seed(databaseUrl: string, started: number) {
-  const seeder = new pg.Client({ connectionString: databaseUrl });
-  await seeder.connect();
-  await seeder.query('SET synchronous_commit = off');
-  console.log(`seeding ${SMALL} + ${LARGE} reports, then the straightforward implementation's copy of them`);
-  const small = await seedCompany(seeder, 'Small', SMALL);
-  const large = await seedCompany(seeder, 'Large', LARGE);
-  await seeder.query('VACUUM ANALYZE');
-  await createStraightforwardSchema(seeder);
-  await seeder.end();
-  console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+/** The compared operations, each to reach TIMES_STRAIGHTFORWARD × the yardstick and, for some, a share of bare Express. */
+const COMPARED = [
+  { label: 'get', case: 'GET /reports/{id}', bareGoal: 0.4 },
+  { label: 'list', case: 'GET /reports?limit=20 (1M)', bareGoal: 0.3 },
+  { label: 'create', case: 'POST /reports/new (create)', bareGoal: 0.3 },
+  { label: 'update', case: 'POST /reports/new (update)' },
+  { label: 'burst', case: 'POST /reports/new (one-report burst)' },
+];
+const TIMES_STRAIGHTFORWARD = 2.5;
+const RSS_BUDGET_MB = 150;
+
+type Target = 'bare' | 'service' | 'straightforward';
+
+interface Row {
+  case: string;
+  target: Target;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  peakRssMb: number;
+  /** CPU used during the case, in percent of one core: the process driven and PostgreSQL. */
+  nodeCpuPct: number;
+  postgresCpuPct: number;
+}
+
+async function seed(url: string) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  await db.query('SET synchronous_commit = off');
+  console.log(`seeding 1000 + ${LARGE} reports and the straightforward implementation's copy of them`);
+  const small = await seedCompany(db, 'Small', 1_000);
+  const large = await seedCompany(db, 'Large', LARGE);
+  await db.query('VACUUM ANALYZE');
+  await createStraightforwardSchema(db);
+  await db.end();
   return { small, large };
 }
 
+/** Drives c against the process at url (pid) after WARMUP seconds of it: its row. */
+async function run(c: Case, target: Target, url: string, pid: number, postmaster: number): Promise<Row> {
+  const drive = (duration: number) =>
+    autocannon({ url, connections: CONNECTIONS, duration, headers: c.headers, requests: c.requests });
+  if (WARMUP > 0) await drive(WARMUP);
+  let peak = memory(pid).rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 200);
+  const before = { node: treeCpuSeconds(pid), postgres: treeCpuSeconds(postmaster), at: Date.now() };
+  const result = await drive(DURATION);
+  const elapsed = (Date.now() - before.at) / 1000;
+  clearInterval(sampler);
+  const cpuPct = (now: number, then: number) => ((now - then) / elapsed) * 100;
+  const row: Row = {
+    case: c.name,
+    target,
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    peakRssMb: Math.max(peak, memory(pid).rss),
+    nodeCpuPct: cpuPct(treeCpuSeconds(pid), before.node),
+    postgresCpuPct: cpuPct(treeCpuSeconds(postmaster), before.postgres),
+  };
+  console.log(
+    `${c.name} (${target}): ${row.requestsPerSec.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}`,
+  );
+  return row;
+}
+
+/** The comparison and every target, met or not. */
+function figures(rows: Row[], serviceHwmMb: number) {
+  const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
+  const bare = rows.filter((r) => r.target === 'bare');
+  const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
+  const comparison = COMPARED.flatMap((c) => {
+    const [service, plain] = [rowOf('service', c.case), rowOf('straightforward', c.case)];
+    if (!service || !plain) return [];
+    const [times, ofBare] = [service.requestsPerSec / plain.requestsPerSec, service.requestsPerSec / bareRps];
+    return [{ ...c, service: service.requestsPerSec, straightforward: plain.requestsPerSec, times, ofBare }];
+  });
+  const targets: Record<string, boolean> = {};
+  for (const c of comparison) {
+    targets[`${c.label} >= ${TIMES_STRAIGHTFORWARD} x straightforward`] = c.times >= TIMES_STRAIGHTFORWARD;
+    if (c.bareGoal !== undefined) targets[`${c.label} >= ${c.bareGoal} x bare Express`] = c.ofBare >= c.bareGoal;
+  }
+  const [list1k, list1M] = [
+    rowOf('service', 'GET /reports?limit=20 (1k)'),
+    rowOf('service', 'GET /reports?limit=20 (1M)'),
+  ];
+  if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
+  const servicePeakMb = Math.max(serviceHwmMb, ...rows.filter((r) => r.target === 'service').map((r) => r.peakRssMb));
+  targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
+  targets['zero errors'] = rows.every((r) => r.errors === 0);
+  return { bareRps, comparison, servicePeakMb, targets };
+}
+
+function print(rows: Row[], { bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
+  const perRequest = (pct: number, rps: number) => (rps > 0 ? ((pct / 100 / rps) * 1e6).toFixed(0) : '');
+  const header = ['case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MB', 'node µs/req', 'pg µs/req'];
+  const lines = rows.map((r) => [
+    ...[r.case, r.target, r.requestsPerSec.toFixed(0), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), String(r.errors)],
+    ...[
+      r.peakRssMb.toFixed(0),
+      perRequest(r.nodeCpuPct, r.requestsPerSec),
+      perRequest(r.postgresCpuPct, r.requestsPerSec),
+    ],
+  ]);
+  console.log(`\n${formatTable(header, lines)}\n`);
+  const compared = comparison.map((c) => [
+    ...[c.label, c.service.toFixed(0), c.straightforward.toFixed(0), c.times.toFixed(2), c.ofBare.toFixed(2)],
+  ]);
+  console.log(
+    formatTable(['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'], compared),
+  );
+  console.log(`\nbare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
+  for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
+  console.log(`machine: ${machine()}; results in ${path.relative(process.cwd(), OUT) || OUT}`);
+}
+
 async function main(): Promise<void> {
-  const started = Date.now();
-  const { database, dir: tempDir } = await startBenchDatabase('intake-bench-pg-');
-  const { small, large } = await seed(database.url, started);
-  const smallHeaders = { 'x-api-key': small.key };
-  const largeHeaders = { 'x-api-key': large.key };
-  const targets = await startTargets(database.url, smallHeaders, largeHeaders);
-  const cases = buildCases({ smallHeaders, largeHeaders, large, reference: targets.reference });
+  const database = await startBenchDatabase('intake-bench-pg-');
+  const { small, large } = await seed(database.url);
+  const [smallHeaders, largeHeaders] = [{ 'x-api-key': small.key }, { 'x-api-key': large.key }];
+  const service = await startServer('service', buildProduction(), database.url);
+  const first = await fetch(`${service.url}/reports?limit=20`, { headers: largeHeaders });
+  const ids = ((await first.json()) as { id: string }[]).map((r) => r.id);
+  const nextPath = /<([^>]+)>;\s*rel="next"/.exec(first.headers.get('link') ?? '')?.[1] ?? '';
+  const sample: unknown = await (await fetch(`${service.url}/reports/${ids[0]}`, { headers: largeHeaders })).json();
+  const tsx = (script: string) => ['--import', 'tsx', `scripts/bench/${script}`];
+  const bare = await startServer('bare', tsx('baseline.ts'), database.url, {
+    env: { BASELINE_BODY: JSON.stringify(sample) },
+    ready: '/report',
+  });
+  const straightforward = await startServer('straightforward', tsx('straightforward/server.ts'), database.url, {
+    ready: '/auth',
+    headers: smallHeaders,
+  });
+  const processes = { bare, service, straightforward };
+  const inputs = { small: smallHeaders, large: largeHeaders, largeReports: LARGE, ids, nextPath };
+  const cases = buildCases({ ...inputs, inspectorEmail: large.inspectorEmail });
+  const drive = (c: Case, t: Target) => run(c, t, processes[t].url, processes[t].pid, database.postmaster);
 
-  const postmaster = postmasterPid(path.join(tempDir, 'pg'));
-  const runner = new CaseRunner(targets, database.url, postmaster, smallHeaders);
-  await runner.runAll(cases);
-  console.log('write shapes: PostgreSQL CPU per report written, straight through pg');
-  const writeShapes = await measureWriteShapes(database.url, large, () => treeCpuSeconds(postmaster));
-
-  const figures = summarize(runner.rows, cases, targets, runner.stoppedHwm);
-  await Promise.all(targets.running.map(stopChild));
-  const report = buildReport(figures, runner.rows, targets.serviceIdleRssMb, writeShapes, started);
-  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
-  printReport(figures, report);
-  if (CPU_PROF_DIR && existsSync(CPU_PROF_DIR)) console.log(`CPU profile written to ${CPU_PROF_DIR}`);
+  const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
+  const rows = [await drive(bareCase, 'bare')];
+  let serviceFirst = true;
+  for (const c of cases.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)))) {
+    const order: Target[] = !c.compared
+      ? ['service']
+      : serviceFirst
+        ? ['service', 'straightforward']
+        : ['straightforward', 'service'];
+    if (c.compared) serviceFirst = !serviceFirst;
+    for (const target of order) rows.push(await drive(c, target));
+  }
+  rows.push(await drive(bareCase, 'bare'));
+  const result = figures(rows, memory(service.pid).hwm);
+  await writeFile(
+    OUT,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), ...result, rows }, null, 2)}\n`,
+  );
+  print(rows, result);
 }
 
 runBench(main);

@@ -1,18 +1,19 @@
-import { randomBytes } from 'node:crypto';
 /**
- * What the benchmarks share: a fresh embedded PostgreSQL in a temporary directory, child processes
- * started from the project root, their clean-up (by pid) on exit, error and Ctrl-C, RSS from /proc,
- * and the plain-text tables they print.
+ * What the benchmarks share: a fresh embedded PostgreSQL in a temporary directory, the service's
+ * production build and other child processes started from the project root, their clean-up (by pid) on
+ * exit, error and Ctrl-C, what a process tree uses (RSS and CPU from /proc), and plain-text tables.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,21 +22,19 @@ const children = new Set<ChildProcess>();
 const stoppers: (() => Promise<unknown>)[] = [];
 const tempDirs = new Set<string>();
 
-/** Runs stop at clean-up, after every child process has been stopped. */
 export function onCleanUp(stop: () => Promise<unknown>): void {
   stoppers.push(stop);
 }
 
-/** Stops every child process (SIGTERM, then SIGKILL after 10 s), then what onCleanUp registered, then removes the temporary directories. */
-export async function cleanUp(): Promise<void> {
+async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stopChild));
   while (stoppers.length > 0) await stoppers.pop()!().catch(() => undefined);
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
 }
 
-/** Ctrl-C and SIGTERM clean up, then exit 130; a plain exit SIGKILLs the children still running. */
-export function cleanUpOnSignals(): void {
+/** Runs a benchmark's main and cleans up after it, whether it ends, fails (exit 1) or is interrupted (exit 130). */
+export function runBench(main: () => Promise<void>): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   }
@@ -43,30 +42,37 @@ export function cleanUpOnSignals(): void {
     for (const child of children) child.kill('SIGKILL');
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
+  main()
+    .then(cleanUp)
+    .catch(async (err: unknown) => {
+      console.error(err);
+      await cleanUp();
+      process.exit(1);
+    });
 }
 
 /**
- * A fresh PostgreSQL in a new temporary directory (prefix: its name), migrated, stopped at clean-up.
- * The directory is opened to other users: the cluster runs as OS user "postgres" when this runs as root.
+ * A fresh, migrated PostgreSQL in a new temporary directory, stopped at clean-up, and the pid of its
+ * postmaster. The directory is opened to other users: the cluster runs as OS user "postgres" under root.
  */
-export async function startBenchDatabase(prefix: string): Promise<{ database: EmbeddedDatabase; dir: string }> {
+export async function startBenchDatabase(prefix: string) {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   tempDirs.add(dir);
   await chmod(dir, 0o755);
-  console.log(`starting PostgreSQL in ${dir}`);
-  const database = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  const database: EmbeddedDatabase = await startEmbeddedPostgres(path.join(dir, 'pg'));
   onCleanUp(() => database.stop());
   await runMigrations(database.url);
-  return { database, dir };
+  const postmaster = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return { url: database.url, dir, postmaster };
 }
 
-/** Node with args, from the project root, with childEnv added to this environment; stderr is shown prefixed with name. */
+/** Node with args, from the project root, with childEnv added to this environment; stderr shown prefixed with name. */
 export function startChild(
   name: string,
   args: string[],
   childEnv: NodeJS.ProcessEnv,
   stdout: 'ignore' | 'pipe' = 'ignore',
-): ChildProcess {
+) {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...childEnv },
@@ -76,6 +82,16 @@ export function startChild(
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
   child.once('exit', () => children.delete(child));
   return child;
+}
+
+/** A script of scripts/bench run as a process that prints `ready`, then its result as one JSON line. */
+export async function runScript<T>(script: string, childEnv: NodeJS.ProcessEnv, started: () => Promise<unknown>) {
+  const child = startChild(script, ['--import', 'tsx', `scripts/bench/${script}`], childEnv, 'pipe');
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== 'ready') throw new Error(`${script} did not start`);
+  const [during, last] = await Promise.all([started(), lines.next()]);
+  if (last.done) throw new Error(`${script} ended without its result`);
+  return { during, result: JSON.parse(last.value as string) as T };
 }
 
 export async function stopChild(child: ChildProcess): Promise<void> {
@@ -90,15 +106,53 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 /** Waits until url answers 2xx (a service's /readyz: also until it has built its validators). */
 export async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    try {
-      const res = await fetch(url, { headers });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
+    const ok = await fetch(url, { headers }).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
     await sleep(100);
   }
   throw new Error(`${url} did not answer within 60 s`);
+}
+
+/**
+ * A server started with node args on a port of 127.0.0.1 (PORT, HOST), up once `ready` answers 2xx:
+ * by default the service (its /readyz), with no request budget it would reach, so that one key can
+ * drive it at thousands of requests a second.
+ */
+export async function startServer(
+  name: string,
+  args: string[],
+  databaseUrl: string,
+  {
+    env = {},
+    ready = '/readyz',
+    headers = {},
+  }: { env?: NodeJS.ProcessEnv; ready?: string; headers?: Record<string, string> } = {},
+) {
+  const port = await freePort();
+  const childEnv = {
+    DATABASE_URL: databaseUrl,
+    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...env,
+  };
+  const child = startChild(name, args, childEnv);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilUp(`${url}${ready}`, headers);
+  return { child, pid: child.pid!, url, appToken: childEnv.APP_TOKEN };
+}
+
+/** The fields of /proc/PID/stat after the command name: [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
+function statFields(pid: number | string): number[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ')
+    .map(Number);
 }
 
 /** Resident set size of a process in MB: the current one and the peak (high-water mark). */
@@ -106,6 +160,37 @@ export function memory(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/**
+ * CPU seconds used by a process and its children (PostgreSQL's postmaster and backends): its own, its
+ * live children's, and those of its children that have exited, so that a backend ending meanwhile keeps its time.
+ */
+export function treeCpuSeconds(parent: number): number {
+  const own = statFields(parent);
+  let total = (own[11]! + own[12]! + own[13]! + own[14]!) / 100;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const child = statFields(entry);
+      if (child[1] === parent) total += (child[11]! + child[12]!) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+/** A process's peak RSS (MB) from now until stop(), sampled every 100 ms. */
+export function rssSampler(pid: number): { stop(): number } {
+  let peak = memory(pid).rss;
+  const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, memory(pid).rss);
+    },
+  };
 }
 
 /** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
@@ -116,28 +201,11 @@ export function formatTable(header: string[], lines: string[][]): string {
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
 }
 
-/** Runs a benchmark's main and cleans up after it, whether it ends or fails (then exit code 1). */
-export function runBench(main: () => Promise<void>): void {
-  main()
-    .then(cleanUp)
-    .catch(async (err: unknown) => {
-      console.error(err);
-      await cleanUp();
-      process.exit(1);
-    });
-}
-
-/** The service's environment in the bench, listening on port. */
-export function serviceEnv(databaseUrl: string, port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    DATABASE_URL: databaseUrl,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    // One key drives each case at thousands of requests a second: a budget it never reaches, so the
-    // limiter's cost is measured without its refusals.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    ...extra,
-  };
+/** The machine, for the reports: its cores are shared by the service, PostgreSQL and the load generators. */
+export function machine(): string {
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load average ${load}`;
 }

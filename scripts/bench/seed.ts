@@ -1,8 +1,8 @@
 /** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
 import type pg from 'pg';
 import type { ReportInput } from '../../src/api-types.js';
-import { createKey } from '../../src/integrations/api-keys.js';
-import { addUser, createCompany } from '../../src/companies/companies.js';
+import { addUser, createCompany } from '../../src/companies/index.js';
+import { createKey } from '../../src/integrations/index.js';
 
 export interface SeededCompany {
   companyId: string;

@@ -17,3 +17,6 @@ export {
   type PublishClaim,
   type PublishState,
 } from './status.js';
+// The field catalogue, for the generator (scripts/generate.ts) and the benchmark's yardstick (scripts/bench/straightforward/).
+export { ALL_FIELDS, displayBytesSql, INPUT_FIELDS, type Origin, type ReportRow } from './fields.js';
+export { parseInvoiceItem, toList } from './field-values.js';

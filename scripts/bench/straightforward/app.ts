@@ -96,11 +96,6 @@ const errorHandler: ErrorRequestHandler = (
 export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logger: Logger }): Express {
   const app = express();
   app.use(pinoHttp({ logger }));
-  // The document requires it on every answer of its operations.
-  app.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
   // The contract's Cache-Control on every answer, as any implementation of it must send.
   app.use(noStore);
   app.use(express.json({ limit: '1mb' }));

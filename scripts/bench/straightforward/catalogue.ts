@@ -5,7 +5,7 @@
  * field added to the catalogue reaches the schema, the writes and the reads here by itself.
  */
 import type { Report, ReportInput } from '../../../src/api-types.js';
-import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from '../../../src/reports/fields.js';
+import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from '../../../src/reports/index.js';
 
 /** The fields kept in child tables (report_inspectors, report_invoice_items), not as columns. */
 const CHILD_FIELDS = new Set(['inspectorEmails', 'invoiceItems']);

@@ -2,7 +2,7 @@
  * The straightforward implementation's reads: a report row with its inspectors and invoice items
  * joined from their own tables, as the contract's Report; list cursors; the errors it answers 4xx.
  */
-import type { ReportRow as CatalogueRow } from '../../../src/reports/fields.js';
+import type { ReportRow as CatalogueRow } from '../../../src/reports/index.js';
 import { PLAIN_SELECT, toReport } from './catalogue.js';
 
 export class HttpError extends Error {

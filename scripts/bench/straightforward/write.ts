@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { CreateResult, ReportInput } from '../../../src/api-types.js';
-import { parseInvoiceItem, toList } from '../../../src/reports/field-values.js';
+import { parseInvoiceItem, toList } from '../../../src/reports/index.js';
 import { plainWrite } from './catalogue.js';
 import { HttpError } from './rows.js';
 
