@@ -42,50 +42,28 @@ async function cannon(options: autocannon.Options): Promise<Statuses> {
   return statuses;
 }
 
-const json = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
-
-/** Creates with restIds `${prefix}-1`, `${prefix}-2`, … from `connections` connections. */
-function creates(stage: Stage, key: string, connections: number, duration: number, body: (restId: string) => string) {
+/** `connections` connections of A's key sending what request(n) makes, for `duration` seconds. */
+function flood(stage: Stage, key: string, connections: number, duration: number, request: (n: number) => object) {
   let n = 0;
-  return cannon({
-    url: stage.baseUrl,
-    connections,
-    duration,
-    headers: json(key),
-    requests: [
-      {
-        method: 'POST',
-        path: '/reports/new',
-        setupRequest: (req) => ({ ...req, body: body(`flood-${Date.now()}-${++n}`) }),
-      },
-    ],
-  });
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const setupRequest = (req: autocannon.Request) => ({ ...req, ...request(++n) });
+  return cannon({ url: stage.baseUrl, connections, duration, headers, requests: [{ setupRequest }] });
 }
 
-/**
- * A's transaction locks its report seed-1 (SELECT … FOR UPDATE from a connection of its own) while
- * 16 connections keep writing that report by restId; the lock is released when the flood ends.
- */
+const create = (body: string) => ({ method: 'POST', path: '/reports/new', body });
+const list = (limit: number) => ({ method: 'GET', path: `/reports?limit=${limit}` });
+
+/** A's transaction holds a lock on its report seed-1 while 16 connections keep writing that report. */
 async function rowLock(stage: Stage, duration: number): Promise<Statuses> {
   const locker = new pg.Client({ connectionString: stage.databaseUrl });
   await locker.connect();
   try {
     await locker.query('BEGIN');
-    await locker.query('SELECT id FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE', [
-      stage.a.companyId,
-      'seed-1',
-    ]);
-    return await cannon({
-      url: stage.baseUrl,
-      connections: 16,
-      duration,
-      headers: json(stage.a.key),
-      requests: [
-        { method: 'POST', path: '/reports/new', body: JSON.stringify(benchReport('seed-1', stage.a.inspectorEmail)) },
-      ],
-    });
+    const lock = 'SELECT id FROM reports WHERE company_id = $1 AND rest_id = $2 FOR UPDATE';
+    await locker.query(lock, [stage.a.companyId, 'seed-1']);
+    const body = JSON.stringify(benchReport('seed-1', stage.a.inspectorEmail));
+    return await flood(stage, stage.a.key, 16, duration, () => create(body));
   } finally {
-    await locker.query('ROLLBACK').catch(() => undefined);
     await locker.end();
   }
 }
@@ -95,12 +73,14 @@ async function slowWebhooks(stage: Stage, duration: number): Promise<Statuses> {
   const statuses: Statuses = {};
   const end = Date.now() + duration * 1000;
   const url = `${stage.baseUrl}/internal/companies/${stage.a.companyId}/webhook/test`;
-  const headers = { authorization: `Bearer ${stage.appToken}`, 'content-type': 'application/json' };
+  const init = {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stage.appToken}`, 'content-type': 'application/json' },
+    body: '{}',
+  };
   const sender = async () => {
     while (Date.now() < end) {
-      const res = await fetch(url, { method: 'POST', headers, body: '{}', signal: AbortSignal.timeout(30_000) }).catch(
-        () => undefined,
-      );
+      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
       await res?.arrayBuffer();
       const status = res ? String(res.status) : 'error';
       statuses[status] = (statuses[status] ?? 0) + 1;
@@ -112,44 +92,40 @@ async function slowWebhooks(stage: Stage, duration: number): Promise<Statuses> {
   return statuses;
 }
 
-function list(stage: Stage, key: string, duration: number, limit: () => number): Promise<Statuses> {
-  return cannon({
-    url: stage.baseUrl,
-    connections: 64,
-    duration,
-    headers: { 'x-api-key': key },
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports?limit=${limit()}` }) }],
-  });
+/** One maximal body, its restId swapped per request (cheaper than building a megabyte each time). */
+function bigBodies(stage: Stage, duration: number): Promise<Statuses> {
+  const placeholder = 'R'.repeat(255);
+  const template = maximalReportBody(placeholder, stage.aMax.inspectorEmails);
+  const restId = (n: number) => `flood-${Date.now()}-${n}`.padEnd(255, '_');
+  return flood(stage, stage.aMax.key, 64, duration, (n) => create(template.replace(placeholder, restId(n))));
 }
 
 export const FLOODS: Flood[] = [
-  {
-    name: 'list',
-    label: '64 conns GET /reports?limit=100',
-    run: (stage, d) => list(stage, stage.a.key, d, () => 100),
-  },
+  { name: 'list', label: '64 conns GET /reports?limit=100', run: (s, d) => flood(s, s.a.key, 64, d, () => list(100)) },
   {
     name: 'create',
     label: '64 conns creates, distinct restIds',
-    run: (stage, d) =>
-      creates(stage, stage.a.key, 64, d, (id) => JSON.stringify(benchReport(id, stage.a.inspectorEmail))),
+    run: (s, d) =>
+      flood(s, s.a.key, 64, d, (n) =>
+        create(JSON.stringify(benchReport(`flood-${Date.now()}-${n}`, s.a.inspectorEmail))),
+      ),
   },
   {
     name: 'list-max',
     label: '64 conns list over 40 maximal reports',
-    run: (stage, d) => list(stage, stage.aMax.key, d, () => 100),
+    run: (s, d) => flood(s, s.aMax.key, 64, d, () => list(100)),
   },
   {
     name: 'list-max-varying',
     label: 'the same, limit 1..100 (cache thrash)',
-    run: (stage, d) => list(stage, stage.aMax.key, d, () => 1 + Math.floor(Math.random() * 100)),
+    run: (s, d) => flood(s, s.aMax.key, 64, d, () => list(1 + Math.floor(Math.random() * 100))),
   },
   {
     name: 'unknown-key',
     label: '4,000 req/s with an unknown key',
-    run: (stage, d) =>
+    run: (s, d) =>
       cannon({
-        url: `${stage.baseUrl}/reports?limit=20`,
+        url: `${s.baseUrl}/reports?limit=20`,
         connections: 32,
         overallRate: 4_000,
         duration: d,
@@ -158,14 +134,5 @@ export const FLOODS: Flood[] = [
   },
   { name: 'row-lock', label: 'row lock held, 16 conns write that report', run: rowLock },
   { name: 'slow-webhook', label: '32 test deliveries to an 8 s receiver', run: slowWebhooks },
-  {
-    name: 'big-bodies',
-    label: '64 conns 1 MiB creates',
-    run: (stage, d) => {
-      // One maximal body, its restId swapped per request (cheaper than building a megabyte each time).
-      const placeholder = 'R'.repeat(255);
-      const template = maximalReportBody(placeholder, stage.aMax.inspectorEmails);
-      return creates(stage, stage.aMax.key, 64, d, (id) => template.replace(placeholder, id.padEnd(255, '_')));
-    },
-  },
+  { name: 'big-bodies', label: '64 conns 1 MiB creates', run: bigBodies },
 ];

@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { buildProduction } from '../production-build.js';
 import { buildCases, type Case } from './hot-paths-cases.js';
-import { formatTable, machine, memory, ROOT, runBench, startBenchDatabase, startChild } from './lifecycle.js';
+import { formatTable, machine, memory, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
 import { startServer, treeCpuSeconds } from './lifecycle.js';
 import { seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
@@ -52,10 +52,9 @@ interface Row {
   p50Ms: number;
   p99Ms: number;
   errors: number;
-  peakRssMb: number;
-  /** CPU used during the case, in percent of one core: the process driven and PostgreSQL. */
-  nodeCpuPct: number;
-  postgresCpuPct: number;
+  /** CPU time per request in µs, of the process driven and of PostgreSQL. */
+  nodeUs: number;
+  postgresUs: number;
 }
 
 async function seed(url: string) {
@@ -76,23 +75,18 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
   const drive = (duration: number) =>
     autocannon({ url, connections: CONNECTIONS, duration, headers: c.headers, requests: c.requests });
   if (WARMUP > 0) await drive(WARMUP);
-  let peak = memory(pid).rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 200);
-  const before = { node: treeCpuSeconds(pid), postgres: treeCpuSeconds(postmaster), at: Date.now() };
+  const before = [treeCpuSeconds(pid), treeCpuSeconds(postmaster)];
   const result = await drive(DURATION);
-  const elapsed = (Date.now() - before.at) / 1000;
-  clearInterval(sampler);
-  const cpuPct = (now: number, then: number) => ((now - then) / elapsed) * 100;
+  const perRequest = (now: number, then: number) => ((now - then) / result.requests.total) * 1e6;
   const row: Row = {
-    case: c.name,
-    target,
-    requestsPerSec: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-    peakRssMb: Math.max(peak, memory(pid).rss),
-    nodeCpuPct: cpuPct(treeCpuSeconds(pid), before.node),
-    postgresCpuPct: cpuPct(treeCpuSeconds(postmaster), before.postgres),
+    ...{ case: c.name, target, requestsPerSec: result.requests.average },
+    ...{
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      errors: result.errors + result.timeouts + result.non2xx,
+    },
+    nodeUs: perRequest(treeCpuSeconds(pid), before[0]!),
+    postgresUs: perRequest(treeCpuSeconds(postmaster), before[1]!),
   };
   console.log(
     `${c.name} (${target}): ${row.requestsPerSec.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}`,
@@ -101,7 +95,7 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
 }
 
 /** The comparison and every target, met or not. */
-function figures(rows: Row[], serviceHwmMb: number) {
+function figures(rows: Row[], servicePeakMb: number) {
   const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
   const bare = rows.filter((r) => r.target === 'bare');
   const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
@@ -121,27 +115,26 @@ function figures(rows: Row[], serviceHwmMb: number) {
     rowOf('service', 'GET /reports?limit=20 (1M)'),
   ];
   if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
-  const servicePeakMb = Math.max(serviceHwmMb, ...rows.filter((r) => r.target === 'service').map((r) => r.peakRssMb));
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
   return { bareRps, comparison, servicePeakMb, targets };
 }
 
 function print(rows: Row[], { bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
-  const perRequest = (pct: number, rps: number) => (rps > 0 ? ((pct / 100 / rps) * 1e6).toFixed(0) : '');
-  const header = ['case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MB', 'node µs/req', 'pg µs/req'];
+  const header = ['case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'node µs/req', 'pg µs/req'];
   const lines = rows.map((r) => [
-    ...[r.case, r.target, r.requestsPerSec.toFixed(0), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), String(r.errors)],
-    ...[
-      r.peakRssMb.toFixed(0),
-      perRequest(r.nodeCpuPct, r.requestsPerSec),
-      perRequest(r.postgresCpuPct, r.requestsPerSec),
-    ],
+    r.case,
+    r.target,
+    ...[r.requestsPerSec, r.p50Ms, r.p99Ms, r.errors, r.nodeUs, r.postgresUs].map((n) => n.toFixed(0)),
+  ]);
+  const compared = comparison.map((c) => [
+    c.label,
+    c.service.toFixed(0),
+    c.straightforward.toFixed(0),
+    c.times.toFixed(2),
+    c.ofBare.toFixed(2),
   ]);
   console.log(`\n${formatTable(header, lines)}\n`);
-  const compared = comparison.map((c) => [
-    ...[c.label, c.service.toFixed(0), c.straightforward.toFixed(0), c.times.toFixed(2), c.ofBare.toFixed(2)],
-  ]);
   console.log(
     formatTable(['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'], compared),
   );
@@ -164,7 +157,7 @@ async function main(): Promise<void> {
     env: { BASELINE_BODY: JSON.stringify(sample) },
     ready: '/report',
   });
-  const straightforward = await startServer('straightforward', tsx('straightforward/server.ts'), database.url, {
+  const straightforward = await startServer('straightforward', tsx('straightforward/app.ts'), database.url, {
     ready: '/auth',
     headers: smallHeaders,
   });

@@ -4,19 +4,21 @@
  * against the same openapi.yaml, pg, pino-http) and no tuning: one key query per request, normalized
  * tables joined on read, a transaction per write. `npm run bench` measures the service against it.
  * Only the benchmark (and its test, test/bench/straightforward.test.ts) uses it; src/ never imports
- * anything from here. Reads in rows.ts, writes in write.ts.
+ * anything from here. Reads in rows.ts, writes in write.ts. Run as a script, it listens on 127.0.0.1:PORT
+ * with its tables in the schema `straightforward` of DATABASE_URL; SIGTERM stops it.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type pg from 'pg';
-import type { Logger } from 'pino';
+import pg from 'pg';
+import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { ListReportsQuery } from '../../../src/api-types.js';
 import { noStore } from '../../../src/platform/http/no-store.js';
 import { decodeCursor, encodeCursor, HttpError, SELECT_REPORT, toReport, type ReportRow } from './rows.js';
+import { SCHEMA } from './schema.js';
 import { createOrUpdateReport } from './write.js';
 
 const SPEC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi.yaml');
@@ -110,4 +112,11 @@ export function createStraightforwardApp({ pool, logger }: { pool: pg.Pool; logg
   app.post('/reports/new', createOrUpdateReport(pool));
   app.use(errorHandler);
   return app;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: `-c search_path=${SCHEMA}` });
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers["x-api-key"]'] });
+  const server = createStraightforwardApp({ pool, logger }).listen(Number(process.env.PORT ?? 0), '127.0.0.1');
+  process.on('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
 }
