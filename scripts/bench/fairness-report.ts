@@ -23,14 +23,12 @@ export interface Usage {
 export interface PhaseRow extends Usage {
   flood: string;
   label: string;
-  /** B's partner mix (get, list, create), and its creates alone (what a row lock of A's holds back). */
+  /** B's partner mix (get, list, create). */
   b: Latency;
-  bCreate: Latency;
   /** B's requests answered 5xx or not at all (network error or 30 s), the application API's ones included. */
   bFailed: number;
   b429: number;
-  /** B's application API calls by status, e.g. `publish 200×15`, and the distinct 5xx answers B got. */
-  bCalls: string;
+  /** The distinct 5xx answers B got. */
   bErrors: string[];
   p99Ratio: number | null;
   aStatuses: Statuses;
@@ -57,27 +55,13 @@ export function phaseRow(
   aStatuses: Statuses,
   usage: Usage,
 ): PhaseRow {
-  const partner = steady.samples.filter(isPartner);
-  const calls = steady.samples.filter((s) => !isPartner(s));
-  const callStatuses = (op: string): Statuses => {
-    const out: Statuses = {};
-    for (const s of calls.filter((c) => c.op === op)) out[s.status || 'none'] = (out[s.status || 'none'] ?? 0) + 1;
-    return out;
-  };
   return {
     flood: flood.name,
     label: flood.label,
-    b: latency(partner),
-    bCreate: latency(partner.filter((s) => s.op === 'create')),
+    b: latency(steady.samples.filter(isPartner)),
     bFailed: steady.samples.filter((s) => s.status >= 500 || s.status === 0).length,
     b429: steady.samples.filter((s) => s.status === 429).length,
-    bCalls:
-      calls.length === 0
-        ? ''
-        : ['webhook-test', 'publish'].map((op) => `${op} ${statusText(callStatuses(op))}`).join('; '),
-    bErrors: [
-      ...new Set(steady.samples.filter((s) => s.error !== undefined).map((s) => `${s.op} ${s.status}: ${s.error}`)),
-    ],
+    bErrors: [...new Set(steady.samples.filter((s) => s.error).map((s) => `${s.op} ${s.status}: ${s.error}`))],
     p99Ratio: null,
     aStatuses,
     ...usage,
@@ -89,14 +73,14 @@ const answered = (s: Statuses) =>
   Object.entries(s).reduce((sum, [status, count]) => (status === OPEN ? sum : sum + count), 0);
 
 function table(rows: PhaseRow[]): string {
-  const header = ['flood', 'A does', 'B p50 ms', 'B p99 ms', 'p99 / alone', 'B max ms', 'B create p99'];
+  const header = ['flood', 'A does', 'B p50 ms', 'B p99 ms', 'p99 / alone', 'B max ms'];
   header.push('B 5xx', 'B 429', "A's statuses", 'A req/s', 'CPU% svc/pg/A', 'peak RSS MB');
   return formatTable(
     header,
     rows.map((r) => [
       ...[r.flood, r.label, r.b.p50Ms.toFixed(1), r.b.p99Ms.toFixed(1)],
       r.p99Ratio === null ? '' : `${r.p99Ratio.toFixed(1)}×`,
-      ...[r.b.maxMs.toFixed(0), r.bCreate.p99Ms.toFixed(1), String(r.bFailed), String(r.b429), statusText(r.aStatuses)],
+      ...[r.b.maxMs.toFixed(0), String(r.bFailed), String(r.b429), statusText(r.aStatuses)],
       r.p99Ratio === null ? '' : (answered(r.aStatuses) / r.durationSec).toFixed(0),
       [r.cpuPct.service, r.cpuPct.postgres, r.cpuPct.generator].map((p) => p.toFixed(0)).join('/'),
       r.peakRssMb.toFixed(0),
@@ -115,7 +99,6 @@ export function verdict(rows: PhaseRow[]) {
 export function printReport(rows: PhaseRow[], cpus: number): ReturnType<typeof verdict> {
   const result = verdict(rows);
   console.log(`\n${table(rows)}`);
-  for (const r of rows.filter((r) => r.bCalls)) console.log(`B's application API calls under ${r.flood}: ${r.bCalls}`);
   for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
   console.log(
     `every ratio within ${MAX_RATIO}×, no 5xx for B: ${result.met ? 'met' : 'missed'}` +
