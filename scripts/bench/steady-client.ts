@@ -13,15 +13,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchReport } from './seed.js';
 
+/** B's key and the reports it reads; its creates' restIds are `${restIdPrefix}-${n}`. */
 export interface SteadyConfig {
   baseUrl: string;
   key: string;
-  /** B's report ids to read. */
   ids: string[];
   inspectorEmail: string;
   rate: number;
   durationSec: number;
-  /** restIds of the creates: `${restIdPrefix}-${n}`. */
   restIdPrefix: string;
   webhook?: { companyId: string; reportId: string; appToken: string; everyMs: number };
   /** Publishes in place of the partner mix: report n of reportIds, delivery failures refused (502). */
@@ -53,22 +52,18 @@ async function timed(op: Sample['op'], url: string, init: RequestInit = {}): Pro
   }
 }
 
-const post = (token: string, body: unknown): RequestInit => ({
+const post = (headers: Record<string, string>, body: unknown): RequestInit => ({
   method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  headers: { ...headers, 'content-type': 'application/json' },
   body: JSON.stringify(body),
 });
 
 /** The n-th request of the partner mix. */
-function partnerRequest(config: SteadyConfig, n: number): Promise<Sample> {
-  const headers = { 'x-api-key': config.key };
-  if (n % 3 === 0) return timed('get', `${config.baseUrl}/reports/${config.ids[n % config.ids.length]}`, { headers });
-  if (n % 3 === 1) return timed('list', `${config.baseUrl}/reports?limit=20`, { headers });
-  return timed('create', `${config.baseUrl}/reports/new`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(benchReport(`${config.restIdPrefix}-${n}`, config.inspectorEmail)),
-  });
+function partnerRequest({ baseUrl, key, ids, restIdPrefix, inspectorEmail }: SteadyConfig, n: number) {
+  const headers = { 'x-api-key': key };
+  if (n % 3 === 0) return timed('get', `${baseUrl}/reports/${ids[n % ids.length]}`, { headers });
+  if (n % 3 === 1) return timed('list', `${baseUrl}/reports?limit=20`, { headers });
+  return timed('create', `${baseUrl}/reports/new`, post(headers, benchReport(`${restIdPrefix}-${n}`, inspectorEmail)));
 }
 
 /** The n-th publish of `publishes`: its own report, answered once its webhook is delivered. */
@@ -80,16 +75,19 @@ function publishRequest(config: SteadyConfig, n: number): Promise<Sample> {
     whenDeliveryFails: 'fail',
   };
   const url = `${config.baseUrl}/internal/companies/${companyId}/reports/${reportIds[n]}/publish`;
-  return timed('publish', url, post(appToken, body));
+  return timed('publish', url, post({ authorization: `Bearer ${appToken}` }, body));
 }
 
 /** The n-th call to the application API: a test delivery, then a publish, in turn. */
 function webhookRequest(config: SteadyConfig, n: number): Promise<Sample> {
   const { companyId, reportId, appToken } = config.webhook!;
-  const company = `${config.baseUrl}/internal/companies/${companyId}`;
-  if (n % 2 === 0) return timed('webhook-test', `${company}/webhook/test`, post(appToken, {}));
+  const [company, auth] = [
+    `${config.baseUrl}/internal/companies/${companyId}`,
+    { authorization: `Bearer ${appToken}` },
+  ];
+  if (n % 2 === 0) return timed('webhook-test', `${company}/webhook/test`, post(auth, {}));
   const body = { publishedUrl: `https://reports.example.com/r/${n}`, notifyIntegration: true };
-  return timed('publish', `${company}/reports/${reportId}/publish`, post(appToken, body));
+  return timed('publish', `${company}/reports/${reportId}/publish`, post(auth, body));
 }
 
 /** Sends request(n) at start + n × intervalMs for n = 0, 1, … until durationSec, without waiting for answers. */
@@ -109,9 +107,8 @@ async function main(config: SteadyConfig): Promise<SteadyResult> {
   process.stdout.write('ready\n');
   const request = config.publishes ? publishRequest : partnerRequest;
   const loops = [openLoop(1000 / config.rate, config.durationSec, (n) => request(config, n))];
-  if (config.webhook) {
+  if (config.webhook)
     loops.push(openLoop(config.webhook.everyMs, config.durationSec, (n) => webhookRequest(config, n)));
-  }
   return { samples: await Promise.all((await Promise.all(loops)).flat()) };
 }
 
