@@ -19,12 +19,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { buildProduction } from '../production-build.js';
-import { latency, MAX_RATIO } from './fairness-report.js';
 import { appCall } from './fairness-setup.js';
 import { formatTable, machine, onCleanUp, runBench, runScript, startBenchDatabase, startServer } from './lifecycle.js';
 import { treeCpuSeconds } from './lifecycle.js';
 import { seedCompany, type SeededCompany } from './seed.js';
-import type { SteadyConfig, SteadyResult } from './steady-client.js';
+import { latency, MAX_RATIO, type SteadyConfig, type SteadyResult } from './steady-client.js';
 
 const PUBLISHES = Number(process.env.BENCH_DELIVERIES_PUBLISHES ?? 2_000);
 const EVENTS = Number(process.env.BENCH_DELIVERIES_EVENTS ?? 10_000);

@@ -40,6 +40,15 @@ export interface SteadyResult {
   samples: Sample[];
 }
 
+/** B's p99 under another company's load may be at most this many times its p99 alone. */
+export const MAX_RATIO = 3;
+
+export function latency(samples: Sample[]): { count: number; p50Ms: number; p99Ms: number; maxMs: number } {
+  const ms = samples.map((s) => s.ms).sort((x, y) => x - y);
+  const at = (p: number) => ms[Math.min(ms.length - 1, Math.ceil((p / 100) * ms.length) - 1)] ?? NaN;
+  return { count: ms.length, p50Ms: at(50), p99Ms: at(99), maxMs: ms.at(-1) ?? NaN };
+}
+
 async function timed(op: Sample['op'], url: string, init: RequestInit = {}): Promise<Sample> {
   const start = performance.now();
   try {
