@@ -5,10 +5,10 @@
  * and B (fairness-setup.ts). B sends a steady 20 requests a second, open-loop, from a process of its
  * own (steady-client.ts): alone first, then under each of A's floods (fairness-floods.ts, driven from
  * this process) in turn, each after a gap of B alone again. B alone is all its answers alone together,
- * so that it spans the same stretch of the machine's time as the floods. Prints B's p50/p99 alone and
- * under each flood, what each phase used of the machine (CPU of the service, PostgreSQL and A's load
- * generator; the service's peak RSS), and "every ratio within 3×, no 5xx for B: met/missed"; writes the
- * same figures as JSON.
+ * so that it spans the same stretch of the machine's time as the floods. Every process runs at the
+ * normal priority, as a user runs them, so each phase also shows what it cost the machine: the CPU of
+ * the service, of PostgreSQL and of A's load generator, which share the same cores. Prints B's p50/p99
+ * alone and under each flood and "every ratio within 3×, no 5xx for B: met/missed"; writes them as JSON.
  *
  * Environment (optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 30), BENCH_FAIRNESS_WARMUP
  * (seconds of B alone first, not counted, in which B uses each of its operations, default 2),
@@ -18,11 +18,10 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
-import { MAX_RATIO, phaseRow, printReport, type PhaseRow } from './fairness-report.js';
+import { FLOODS, OPEN, type Flood, type Statuses } from './fairness-floods.js';
 import { settle, setUpStage, type Stage } from './fairness-setup.js';
-import { machine, ROOT, rssSampler, runBench, runScript, treeCpuSeconds } from './lifecycle.js';
-import type { SteadyConfig, SteadyResult } from './steady-client.js';
+import { formatTable, machine, ROOT, rssSampler, runBench, runScript, treeCpuSeconds } from './lifecycle.js';
+import { latency, MAX_RATIO, type Sample, type SteadyConfig, type SteadyResult } from './steady-client.js';
 
 const env = process.env;
 const DURATION = Number(env.BENCH_FAIRNESS_DURATION ?? 30);
@@ -31,34 +30,56 @@ const GAP = Number(env.BENCH_FAIRNESS_GAP ?? 10);
 const OUT = path.resolve(ROOT, env.BENCH_FAIRNESS_OUT ?? 'bench-fairness.json');
 const ONLY = env.BENCH_FAIRNESS_ONLY?.split(',').map((s) => s.trim());
 const RATE = 20;
-const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
 
 const ALONE: Flood = { name: 'alone', label: 'nothing (B alone)', run: async () => ({}) };
 
-function steadyConfig(stage: Stage, phase: string, durationSec: number): SteadyConfig {
-  const { b } = stage;
-  const [restIdPrefix, appToken] = [`b-${phase}-${Date.now()}`, stage.appToken];
+interface Row {
+  flood: string;
+  label: string;
+  /** B's partner mix (get, list, create). */
+  b: ReturnType<typeof latency>;
+  /** B's requests answered 5xx or not at all, the application API's ones included, and their 5xx answers. */
+  bFailed: number;
+  b429: number;
+  bErrors: string[];
+  p99Ratio: number | null;
+  aStatuses: Statuses;
+  /** CPU in percent of one core, and the service's peak RSS. */
+  cpuPct: { service: number; postgres: number; generator: number };
+  peakRssMb: number;
+  durationSec: number;
+}
+
+function row(
+  flood: Flood,
+  samples: Sample[],
+  aStatuses: Statuses,
+  usage: Pick<Row, 'cpuPct' | 'peakRssMb' | 'durationSec'>,
+): Row {
+  const failed = samples.filter((s) => s.status >= 500 || s.status === 0);
   return {
-    ...{
-      baseUrl: stage.baseUrl,
-      key: b.key,
-      ids: b.ids,
-      inspectorEmail: b.inspectorEmail,
-      rate: RATE,
-      durationSec,
-      restIdPrefix,
-    },
-    // The warm-up sends B's application API calls too, so that no phase pays for their first use.
-    webhook: ['slow-webhook', 'warmup'].includes(phase)
-      ? { companyId: b.companyId, reportId: b.publishReportId, appToken, everyMs: 1_000 }
-      : undefined,
+    ...{ flood: flood.name, label: flood.label, aStatuses, ...usage, p99Ratio: null },
+    b: latency(samples.filter((s) => ['get', 'list', 'create'].includes(s.op))),
+    bFailed: failed.length,
+    b429: samples.filter((s) => s.status === 429).length,
+    bErrors: [...new Set(failed.filter((s) => s.error).map((s) => `${s.op} ${s.status}: ${s.error}`))],
   };
 }
 
-/** B's steady client for the phase, with flood (started once B is sending): A's statuses and B's answers. */
+/** B's steady client for a phase, with the flood started once B is sending: A's statuses and B's answers. */
 function steady(stage: Stage, flood: Flood, durationSec: number) {
-  const config = { STEADY_CONFIG: JSON.stringify(steadyConfig(stage, flood.name, durationSec)) };
-  return runScript<SteadyResult>('steady-client.ts', config, () => flood.run(stage, durationSec));
+  const { b, baseUrl, appToken } = stage;
+  const config: SteadyConfig = {
+    ...{ baseUrl, key: b.key, ids: b.ids, inspectorEmail: b.inspectorEmail, rate: RATE, durationSec },
+    restIdPrefix: `b-${flood.name}-${Date.now()}`,
+    // The warm-up sends B's application API calls too, so that no phase pays for their first use.
+    webhook: ['slow-webhook', 'warmup'].includes(flood.name)
+      ? { companyId: b.companyId, reportId: b.publishReportId, appToken, everyMs: 1_000 }
+      : undefined,
+  };
+  return runScript<SteadyResult>('steady-client.ts', { STEADY_CONFIG: JSON.stringify(config) }, () =>
+    flood.run(stage, durationSec),
+  );
 }
 
 /** A phase of durationSec: B's row (its ratio set once B alone is known), and B's answers. */
@@ -67,83 +88,93 @@ async function phase(stage: Stage, flood: Flood, durationSec = DURATION) {
   const cpu = () => [treeCpuSeconds(stage.servicePid), treeCpuSeconds(stage.postmaster), process.cpuUsage()] as const;
   const [from, before] = [Date.now(), cpu()];
   const { during, result } = await steady(stage, flood, durationSec);
-  const [to, after] = [Date.now(), cpu()];
-  const pct = (seconds: number) => (seconds / ((to - from) / 1000)) * 100;
-  const generator = process.cpuUsage(before[2]);
+  const [seconds, after, generator] = [(Date.now() - from) / 1000, cpu(), process.cpuUsage(before[2])];
   const cpuPct = {
-    service: pct(after[0] - before[0]),
-    postgres: pct(after[1] - before[1]),
-    generator: pct((generator.user + generator.system) / 1e6),
+    service: ((after[0] - before[0]) / seconds) * 100,
+    postgres: ((after[1] - before[1]) / seconds) * 100,
+    generator: ((generator.user + generator.system) / 1e6 / seconds) * 100,
   };
-  const usage = { cpuPct, peakRssMb: sampler.stop(), durationSec };
-  const row = phaseRow(flood, result, during as Statuses, usage);
-  console.log(
-    `${flood.name}${durationSec === DURATION ? '' : ` ${durationSec} s`}: B p50 ${row.b.p50Ms.toFixed(1)} ms, ` +
-      `p99 ${row.b.p99Ms.toFixed(1)} ms, 5xx ${row.bFailed}, 429 ${row.b429}`,
-  );
+  const r = row(flood, result.samples, during as Statuses, { cpuPct, peakRssMb: sampler.stop(), durationSec });
+  console.log(`${flood.name} ${durationSec} s: B p50 ${r.b.p50Ms.toFixed(1)} ms, p99 ${r.b.p99Ms.toFixed(1)} ms`);
   await settle(stage);
-  return { row, result };
+  return { row: r, samples: result.samples };
 }
 
 /** Every flood in turn, each after B alone (the first for DURATION, the others for GAP): B alone's pooled row, then each flood's. */
-async function phases(stage: Stage, floods: Flood[]): Promise<PhaseRow[]> {
+async function phases(stage: Stage, floods: Flood[]): Promise<Row[]> {
   const alone = [await phase(stage, ALONE)];
-  const rows: PhaseRow[] = [];
+  const rows: Row[] = [];
   for (const [i, flood] of floods.entries()) {
     if (i > 0 && GAP > 0) alone.push(await phase(stage, ALONE, GAP));
     rows.push((await phase(stage, flood)).row);
   }
   // B alone's CPU is its first stretch's; its latency, all its stretches' answers together.
-  const label = alone.length > 1 ? `nothing (B alone, ${alone.length} stretches)` : ALONE.label;
-  const samples = alone.flatMap((a) => a.result.samples);
-  const usage = { ...alone[0]!.row, peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)) };
-  const pooled = phaseRow(
+  const label = `nothing (B alone, ${alone.length} stretches)`;
+  const usage = {
+    cpuPct: alone[0]!.row.cpuPct,
+    peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)),
+    durationSec: alone.reduce((sum, a) => sum + a.row.durationSec, 0),
+  };
+  const pooled = row(
     { ...ALONE, label },
-    { samples },
+    alone.flatMap((a) => a.samples),
     {},
-    { ...usage, durationSec: sum(alone.map((a) => a.row.durationSec)) },
+    usage,
   );
-  return [pooled, ...rows.map((row) => ({ ...row, p99Ratio: row.b.p99Ms / pooled.b.p99Ms }))];
+  return [pooled, ...rows.map((r) => ({ ...r, p99Ratio: r.b.p99Ms / pooled.b.p99Ms }))];
+}
+
+function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): void {
+  const statusText = (s: Statuses) =>
+    Object.entries(s)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ') || '-';
+  const answered = (s: Statuses) => Object.entries(s).reduce((sum, [k, n]) => (k === OPEN ? sum : sum + n), 0);
+  const header = ['flood', 'A does', 'B p50 ms', 'B p99 ms', 'p99 / alone', 'B max ms', 'B 5xx', 'B 429'];
+  header.push("A's statuses", 'A req/s', 'CPU% svc/pg/A', 'peak RSS MB');
+  const lines = rows.map((r) => [
+    ...[
+      r.flood,
+      r.label,
+      r.b.p50Ms.toFixed(1),
+      r.b.p99Ms.toFixed(1),
+      r.p99Ratio === null ? '' : `${r.p99Ratio.toFixed(1)}×`,
+    ],
+    ...[r.b.maxMs.toFixed(0), String(r.bFailed), String(r.b429), statusText(r.aStatuses)],
+    r.p99Ratio === null ? '' : (answered(r.aStatuses) / r.durationSec).toFixed(0),
+    [r.cpuPct.service, r.cpuPct.postgres, r.cpuPct.generator].map((p) => p.toFixed(0)).join('/'),
+    r.peakRssMb.toFixed(0),
+  ]);
+  console.log(`\n${formatTable(header, lines)}`);
+  for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);
+  const met = verdict.ratiosMet && verdict.no5xx;
+  console.log(`every ratio within ${MAX_RATIO}×, no 5xx for B: ${met ? 'met' : 'missed'}`);
+  const cores = os.cpus().length;
+  console.log(
+    `A's load generator (CPU% A), B's client and PostgreSQL share these ${cores} cores with the service: where ` +
+      `svc + pg + A nears ${cores * 100}%, B's latency includes waiting for a core, as on any machine that small.`,
+  );
 }
 
 async function main(): Promise<void> {
   const unknown = ONLY?.filter((name) => !FLOODS.some((f) => f.name === name)) ?? [];
-  if (unknown.length > 0)
-    throw new Error(
-      `BENCH_FAIRNESS_ONLY: unknown ${unknown.join(', ')}; floods: ${FLOODS.map((f) => f.name).join(', ')}`,
-    );
-  const floods = FLOODS.filter((f) => !ONLY || ONLY.includes(f.name));
+  if (unknown.length > 0) throw new Error(`BENCH_FAIRNESS_ONLY: unknown ${unknown.join(', ')}`);
   const started = Date.now();
   const stage = await setUpStage();
   await settle(stage); // the seeding's writes too
   console.log(`warming up B alone for ${WARMUP} s`);
-  await runScript(
-    'steady-client.ts',
-    { STEADY_CONFIG: JSON.stringify(steadyConfig(stage, 'warmup', WARMUP)) },
-    async () => ({}),
-  );
-  const rows = await phases(stage, floods);
-  const verdict = printReport(rows, os.cpus().length);
-  const contractErrors = stage.receivers.flatMap((r) => r.contractErrors);
-  if (contractErrors.length > 0) console.log(`webhooks not matching the contract: ${contractErrors.length}`);
-  console.log(`machine: ${machine()}; ${DURATION} s per phase, B at ${RATE} req/s`);
-  const settings = {
-    durationSec: DURATION,
-    gapSec: GAP,
-    warmupSec: WARMUP,
-    bRequestsPerSec: RATE,
-    maxRatio: MAX_RATIO,
+  await steady(stage, { ...ALONE, name: 'warmup' }, WARMUP);
+  const rows = await phases(stage, ONLY ? FLOODS.filter((f) => ONLY.includes(f.name)) : FLOODS);
+  const verdict = {
+    ratiosMet: rows.every((r) => r.p99Ratio === null || r.p99Ratio <= MAX_RATIO),
+    no5xx: rows.every((r) => r.bFailed === 0),
   };
-  const report = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    settings,
-    rows,
-    verdict,
-    totalSec: (Date.now() - started) / 1000,
-  };
-  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results in ${path.relative(process.cwd(), OUT) || OUT}`);
+  print(rows, verdict);
+  const contractErrors = stage.receivers.flatMap((r) => r.contractErrors).length;
+  console.log(`webhooks not matching the contract: ${contractErrors}; machine: ${machine()}`);
+  const settings = { durationSec: DURATION, gapSec: GAP, warmupSec: WARMUP, bRequestsPerSec: RATE };
+  const report = { date: new Date().toISOString(), machine: machine(), settings, rows, verdict };
+  await writeFile(OUT, `${JSON.stringify({ ...report, totalSec: (Date.now() - started) / 1000 }, null, 2)}\n`);
 }
 
 runBench(main);
