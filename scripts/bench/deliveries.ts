@@ -129,7 +129,7 @@ async function setUp(): Promise<Stage> {
   const caFile = path.join(database.dir, 'receiver-ca.pem');
   await writeFile(caFile, receiver.ca);
   const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, WEBHOOK_WORKER: 'true' };
-  const service = await startServer('service', buildProduction(), database.url, { env });
+  const service = await startServer('service', buildProduction(), database.url, env);
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   onCleanUp(() => db.end());

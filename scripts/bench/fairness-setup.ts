@@ -97,7 +97,7 @@ export async function setUpStage(): Promise<Stage> {
     NODE_EXTRA_CA_CERTS: caFile,
     RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0',
   };
-  const service = await startServer('service', buildProduction(), database.url, { env });
+  const service = await startServer('service', buildProduction(), database.url, env);
   const stage = { baseUrl: service.url, appToken: service.appToken, servicePid: service.pid };
   await appCall(stage, 'PUT', `/companies/${a.companyId}/webhook`, { url: slow.url('/a') });
   console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);

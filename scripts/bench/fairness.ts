@@ -84,7 +84,7 @@ function steady(stage: Stage, flood: Flood, durationSec: number) {
 
 /** A phase of durationSec: B's row (its ratio set once B alone is known), and B's answers. */
 async function phase(stage: Stage, flood: Flood, durationSec = DURATION) {
-  const sampler = rssSampler(stage.servicePid);
+  const peakRss = rssSampler(stage.servicePid);
   const cpu = () => [treeCpuSeconds(stage.servicePid), treeCpuSeconds(stage.postmaster), process.cpuUsage()] as const;
   const [from, before] = [Date.now(), cpu()];
   const { during, result } = await steady(stage, flood, durationSec);
@@ -94,7 +94,7 @@ async function phase(stage: Stage, flood: Flood, durationSec = DURATION) {
     postgres: ((after[1] - before[1]) / seconds) * 100,
     generator: ((generator.user + generator.system) / 1e6 / seconds) * 100,
   };
-  const r = row(flood, result.samples, during as Statuses, { cpuPct, peakRssMb: sampler.stop(), durationSec });
+  const r = row(flood, result.samples, during as Statuses, { cpuPct, peakRssMb: peakRss(), durationSec });
   console.log(`${flood.name} ${durationSec} s: B p50 ${r.b.p50Ms.toFixed(1)} ms, p99 ${r.b.p99Ms.toFixed(1)} ms`);
   await settle(stage);
   return { row: r, samples: result.samples };

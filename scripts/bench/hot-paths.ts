@@ -120,27 +120,21 @@ function figures(rows: Row[], servicePeakMb: number) {
   return { bareRps, comparison, servicePeakMb, targets };
 }
 
-function print(rows: Row[], { bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
-  const header = ['case', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'node µs/req', 'pg µs/req'];
-  const lines = rows.map((r) => [
-    r.case,
-    r.target,
-    ...[r.requestsPerSec, r.p50Ms, r.p99Ms, r.errors, r.nodeUs, r.postgresUs].map((n) => n.toFixed(0)),
-  ]);
-  const compared = comparison.map((c) => [
+function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
+  const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'];
+  const fixed = (n: number, digits = 0) => n.toFixed(digits);
+  const lines = comparison.map((c) => [
     c.label,
-    c.service.toFixed(0),
-    c.straightforward.toFixed(0),
-    c.times.toFixed(2),
-    c.ofBare.toFixed(2),
+    fixed(c.service),
+    fixed(c.straightforward),
+    fixed(c.times, 2),
+    fixed(c.ofBare, 2),
   ]);
-  console.log(`\n${formatTable(header, lines)}\n`);
   console.log(
-    formatTable(['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'], compared),
+    `\n${formatTable(header, lines)}\n\nbare Express ${fixed(bareRps)} req/s; service peak RSS ${fixed(servicePeakMb)} MB`,
   );
-  console.log(`\nbare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
-  console.log(`machine: ${machine()}; results in ${path.relative(process.cwd(), OUT) || OUT}`);
+  console.log(`machine: ${machine()}; every row in ${path.relative(process.cwd(), OUT) || OUT}`);
 }
 
 async function main(): Promise<void> {
@@ -153,38 +147,30 @@ async function main(): Promise<void> {
   const nextPath = /<([^>]+)>;\s*rel="next"/.exec(first.headers.get('link') ?? '')?.[1] ?? '';
   const sample: unknown = await (await fetch(`${service.url}/reports/${ids[0]}`, { headers: largeHeaders })).json();
   const tsx = (script: string) => ['--import', 'tsx', `scripts/bench/${script}`];
-  const bare = await startServer('bare', tsx('baseline.ts'), database.url, {
-    env: { BASELINE_BODY: JSON.stringify(sample) },
-    ready: '/report',
-  });
-  const straightforward = await startServer('straightforward', tsx('straightforward/app.ts'), database.url, {
-    ready: '/auth',
-    headers: smallHeaders,
-  });
-  const processes = { bare, service, straightforward };
+  const bareEnv = { BASELINE_BODY: JSON.stringify(sample) };
+  const processes = {
+    service,
+    bare: await startServer('bare', tsx('baseline.ts'), database.url, bareEnv, '/report'),
+    straightforward: await startServer('straightforward', tsx('straightforward/app.ts'), database.url, {}, '/auth'),
+  };
   const inputs = { small: smallHeaders, large: largeHeaders, largeReports: LARGE, ids, nextPath };
   const cases = buildCases({ ...inputs, inspectorEmail: large.inspectorEmail });
   const drive = (c: Case, t: Target) => run(c, t, processes[t].url, processes[t].pid, database.postmaster);
 
   const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
   const rows = [await drive(bareCase, 'bare')];
-  let serviceFirst = true;
+  const pair: Target[] = ['service', 'straightforward'];
+  let compared = 0;
   for (const c of cases.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)))) {
-    const order: Target[] = !c.compared
-      ? ['service']
-      : serviceFirst
-        ? ['service', 'straightforward']
-        : ['straightforward', 'service'];
-    if (c.compared) serviceFirst = !serviceFirst;
+    // Compared cases alternate which implementation goes first, so that neither always meets the warmer machine.
+    const order = !c.compared ? pair.slice(0, 1) : compared++ % 2 === 0 ? pair : pair.toReversed();
     for (const target of order) rows.push(await drive(c, target));
   }
   rows.push(await drive(bareCase, 'bare'));
   const result = figures(rows, memory(service.pid).hwm);
-  await writeFile(
-    OUT,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), ...result, rows }, null, 2)}\n`,
-  );
-  print(rows, result);
+  const report = { date: new Date().toISOString(), machine: machine(), ...result, rows };
+  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
+  print(result);
 }
 
 runBench(main);

@@ -1,7 +1,6 @@
 /**
- * What the benchmarks share: a fresh embedded PostgreSQL in a temporary directory, the service's
- * production build and other child processes started from the project root, their clean-up (by pid) on
- * exit, error and Ctrl-C, what a process tree uses (RSS and CPU from /proc), and plain-text tables.
+ * What the benchmarks share: a fresh embedded PostgreSQL, child processes started from the project root
+ * and stopped (by pid) on exit, error and Ctrl-C, what a process uses (RSS and CPU from /proc), tables.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,9 +21,7 @@ const children = new Set<ChildProcess>();
 const stoppers: (() => Promise<unknown>)[] = [];
 const tempDirs = new Set<string>();
 
-export function onCleanUp(stop: () => Promise<unknown>): void {
-  stoppers.push(stop);
-}
+export const onCleanUp = (stop: () => Promise<unknown>) => stoppers.push(stop);
 
 async function cleanUp(): Promise<void> {
   await Promise.all([...children].map(stopChild));
@@ -103,14 +100,10 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Waits until url answers 2xx (a service's /readyz: also until it has built its validators). */
-export async function waitUntilUp(url: string, headers: Record<string, string> = {}): Promise<void> {
+/** Waits until url answers, and not 5xx (a service's /readyz: until it has built its validators). */
+async function waitUntilUp(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    const ok = await fetch(url, { headers }).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ok) return;
+    if (((await fetch(url).catch(() => undefined))?.status ?? 500) < 500) return;
     await sleep(100);
   }
   throw new Error(`${url} did not answer within 60 s`);
@@ -125,11 +118,8 @@ export async function startServer(
   name: string,
   args: string[],
   databaseUrl: string,
-  {
-    env = {},
-    ready = '/readyz',
-    headers = {},
-  }: { env?: NodeJS.ProcessEnv; ready?: string; headers?: Record<string, string> } = {},
+  env: NodeJS.ProcessEnv = {},
+  ready = '/readyz',
 ) {
   const port = await freePort();
   const childEnv = {
@@ -143,7 +133,7 @@ export async function startServer(
   };
   const child = startChild(name, args, childEnv);
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilUp(`${url}${ready}`, headers);
+  await waitUntilUp(`${url}${ready}`);
   return { child, pid: child.pid!, url, appToken: childEnv.APP_TOKEN };
 }
 
@@ -181,16 +171,11 @@ export function treeCpuSeconds(parent: number): number {
   return total;
 }
 
-/** A process's peak RSS (MB) from now until stop(), sampled every 100 ms. */
-export function rssSampler(pid: number): { stop(): number } {
+/** A process's peak RSS (MB) from now until the call of the function answered, sampled every 100 ms. */
+export function rssSampler(pid: number): () => number {
   let peak = memory(pid).rss;
   const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, memory(pid).rss);
-    },
-  };
+  return () => (clearInterval(timer), Math.max(peak, memory(pid).rss));
 }
 
 /** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
@@ -202,10 +187,5 @@ export function formatTable(header: string[], lines: string[][]): string {
 }
 
 /** The machine, for the reports: its cores are shared by the service, PostgreSQL and the load generators. */
-export function machine(): string {
-  const load = os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, Node ${process.version}, load average ${load}`;
-}
+export const machine = () =>
+  `${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1))}`;
