@@ -7,8 +7,7 @@ import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { benchReport } from './seed.js';
-import type { Stage } from './fairness-setup.js';
-import { maximalReportBody } from './maximal-report.js';
+import { maximalReportBody, type Stage } from './fairness-setup.js';
 
 export type Statuses = Record<string, number>;
 

@@ -14,8 +14,8 @@ import pg from 'pg';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { localhostCertificate } from '../localhost-certificate.js';
 import { buildProduction } from '../production-build.js';
+import type { ReportInput } from '../../src/api-types.js';
 import { onCleanUp, startBenchDatabase, startServer } from './lifecycle.js';
-import { maximalInspectors, maximalReportBody } from './maximal-report.js';
 import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 
 const MAXIMAL_REPORTS = 40;
@@ -64,9 +64,37 @@ async function createReport(baseUrl: string, key: string, body: string): Promise
   }
 }
 
+const wide = (chars: number) => '€'.repeat(chars);
+const fifty = <T>(make: (i: number) => T) => Array.from({ length: 50 }, (_, i) => make(i));
+/** A distinct e-mail address of exactly 320 characters. */
+const email = (tag: string) => `${tag}.${'x'.repeat(320 - tag.length - 13)}@max.example`;
+
+/**
+ * The largest report the contract allows (openapi.yaml, ReportInput), naming these inspectors: every
+ * field at its maximum length, every array at its maximum number of entries, free text in a three-byte
+ * character (€), within the 1 MiB a request body may have.
+ */
+export function maximalReportBody(restId: string, inspectorEmails: string[]): string {
+  const report: ReportInput = {
+    ...{ restId: restId.padEnd(255, '_'), fromRestService: wide(255), inspectionDate: '2026-03-14' },
+    ...{ clientNames: fifty(() => wide(320)), clientEmails: fifty((i) => email(`client${i}`)) },
+    ...{ clientPhones: fifty(() => wide(50)), address: wide(1_000), yearBuilt: wide(20), squareFeet: wide(20) },
+    ...{ notes: wide(100_000), agentName: wide(320), agentEmail: email('agent'), agentPhone: wide(50) },
+    inspectorEmails: inspectorEmails.slice(0, 50),
+    invoiceItems: Array.from({ length: 200 }, () => `${wide(996)}: $1`),
+  };
+  const body = JSON.stringify(report);
+  if (Buffer.byteLength(body) > 1024 * 1024) throw new Error('the maximal report is over the 1 MiB limit');
+  return body;
+}
+
+/** A's second company through the application API: 50 inspectors of names and addresses at their maximum, 40 maximal reports. */
 async function createMaximalCompany(stage: { baseUrl: string; appToken: string }): Promise<Stage['aMax']> {
   const company = await appCall(stage, 'POST', '/companies', { name: 'A max' });
-  const inspectors = maximalInspectors();
+  const inspectors = fifty((i) => ({
+    name: `${String(i).padStart(2, '0')}${wide(318)}`,
+    email: email(`inspector${String(i).padStart(2, '0')}`),
+  }));
   for (const inspector of inspectors) await appCall(stage, 'POST', `/companies/${company.id}/users`, inspector);
   const { key } = await appCall(stage, 'POST', `/companies/${company.id}/api-keys`);
   const inspectorEmails = inspectors.map((i) => i.email);
