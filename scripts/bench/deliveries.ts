@@ -1,15 +1,13 @@
 /**
- * `npm run bench:deliveries`: how fast one service process delivers webhooks in the background, and
- * whether one company's retry storm holds back another's publishes. A fresh embedded PostgreSQL, a
- * local HTTPS receiver (trusted through NODE_EXTRA_CA_CERTS, allowed by WEBHOOK_ALLOWED_CIDRS) and the
- * production build of the service (one process, its worker on, every other setting its default):
- * 1. PUBLISHES reports of four companies published with `whenDeliveryFails: "fail"`, 16 at once
- *    (each company's share of delivery places), to a receiver answering 204 at once: publishes/s;
- * 2. EVENTS pending events of the same companies, due at once (recorded by SQL with the payload of a
- *    published report), drained by the service's worker: events/s, to be at least the publishes/s;
- * 3. company B publishing (as in 1) 20 a second, open-loop from a process of its own (steady-client.ts),
- *    DURATION s alone, then DURATION s while company A's EVENTS due events meet a receiver answering 500
- *    at once: B's p99 to stay within 3× of alone.
+ * `npm run bench:deliveries`: how fast one service process (production build, its worker on, every other
+ * setting its default) delivers webhooks to a local HTTPS receiver, and whether one company's retry
+ * storm holds back another's publishes:
+ * 1. PUBLISHES reports of four companies published with `whenDeliveryFails: "fail"`, 16 at once (each
+ *    company's share of delivery places), to a receiver answering 204 at once: publishes/s;
+ * 2. EVENTS pending events of the same companies, due at once (recorded by SQL), drained by the
+ *    service's worker: events/s, to be at least the publishes/s;
+ * 3. company B publishing 20 a second (steady-client.ts), DURATION s alone, then DURATION s while company
+ *    A's EVENTS due events meet a receiver answering 500: B's p99 to stay within 3× of alone.
  * Environment (optional): BENCH_DELIVERIES_PUBLISHES (default 2000), BENCH_DELIVERIES_EVENTS (default
  * 10000), BENCH_DELIVERIES_DURATION (seconds, default 15).
  */
@@ -36,7 +34,7 @@ const B_RATE = 20;
 type Company = SeededCompany & { reportIds: string[] };
 
 interface Stage {
-  /** CPU seconds used so far by the service and by PostgreSQL. */
+  /** CPU seconds the service and PostgreSQL have used so far. */
   cpu: () => { service: number; postgres: number };
   baseUrl: string;
   appToken: string;
@@ -47,9 +45,8 @@ interface Stage {
 /** A seeded company with `reports` reports and its webhook on the receiver's /<name>. */
 async function company(stage: Stage, name: string, reports: number): Promise<Company> {
   const seeded = await seedCompany(stage.db, name, reports);
-  const { rows } = await stage.db.query<{ id: string }>('SELECT id FROM reports WHERE company_id = $1 ORDER BY id', [
-    seeded.companyId,
-  ]);
+  const ids = 'SELECT id FROM reports WHERE company_id = $1 ORDER BY id';
+  const { rows } = await stage.db.query<{ id: string }>(ids, [seeded.companyId]);
   await appCall(stage, 'PUT', `/companies/${seeded.companyId}/webhook`, { url: stage.receiver.url(`/${name}`) });
   return { ...seeded, reportIds: rows.map((r) => r.id) };
 }
@@ -57,13 +54,15 @@ async function company(stage: Stage, name: string, reports: number): Promise<Com
 /** Publishes the reports one after the other, each answered once its webhook is delivered. */
 async function publishEach(stage: Stage, c: Company, ids: string[]): Promise<void> {
   for (const id of ids) {
-    const result = await appCall(stage, 'POST', `/companies/${c.companyId}/reports/${id}/publish`, {
+    const body = {
       publishedUrl: `https://reports.example.com/r/${id}`,
       notifyIntegration: true,
       whenDeliveryFails: 'fail',
-    });
-    const webhook = result.webhook as unknown as { outcome: string };
-    if (webhook.outcome !== 'sent') throw new Error(`publish of ${id}: webhook ${JSON.stringify(webhook)}`);
+    };
+    const { webhook } = (await appCall(stage, 'POST', `/companies/${c.companyId}/reports/${id}/publish`, body)) as {
+      webhook?: { outcome: string };
+    };
+    if (webhook?.outcome !== 'sent') throw new Error(`publish of ${id}: webhook ${JSON.stringify(webhook)}`);
   }
 }
 

@@ -4,7 +4,7 @@
  * against the same openapi.yaml, pg, pino-http) and no tuning: one key query per request, normalized
  * tables joined on read, a transaction per write. `npm run bench` measures the service against it.
  * Only the benchmark (and its test, test/bench/straightforward.test.ts) uses it; src/ never imports
- * anything from here. Reads in rows.ts, writes in write.ts. Run as a script, it listens on 127.0.0.1:PORT
+ * anything from here. Its fields and reads in catalogue.ts, writes in write.ts. Run as a script, it listens on 127.0.0.1:PORT
  * with its tables in the schema `straightforward` of DATABASE_URL; SIGTERM stops it.
  */
 import { createHash } from 'node:crypto';
@@ -17,7 +17,7 @@ import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { ListReportsQuery } from '../../../src/api-types.js';
 import { noStore } from '../../../src/platform/http/no-store.js';
-import { decodeCursor, encodeCursor, HttpError, SELECT_REPORT, toReport, type ReportRow } from './rows.js';
+import { decodeCursor, encodeCursor, HttpError, SELECT_REPORT, toReport, type ReportRow } from './catalogue.js';
 import { SCHEMA } from './schema.js';
 import { createOrUpdateReport } from './write.js';
 

@@ -2,10 +2,11 @@
  * The straightforward implementation's mapping of report fields, derived from the service's field
  * catalogue (src/reports/fields.ts): every field is a column of its reports table, as in the service,
  * except the two it keeps normalized in child tables of their own (inspectors and invoice items). A
- * field added to the catalogue reaches the schema, the writes and the reads here by itself.
+ * field added to the catalogue reaches the schema, the writes and the reads here by itself. Also the
+ * reads: a report row with its inspectors and invoice items joined, list cursors, the errors answered 4xx.
  */
 import type { Report, ReportInput } from '../../../src/api-types.js';
-import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from '../../../src/reports/index.js';
+import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow as CatalogueRow } from '../../../src/reports/index.js';
 
 /** The fields kept in child tables (report_inspectors, report_invoice_items), not as columns. */
 const CHILD_FIELDS = new Set(['inspectorEmails', 'invoiceItems']);
@@ -48,6 +49,47 @@ export function plainWrite(input: ReportInput): { values: Record<string, unknown
 }
 
 /** The Report of a row read with PLAIN_SELECT and the child tables' values under the catalogue's column names. */
-export function toReport(row: ReportRow): Report {
+export function toReport(row: CatalogueRow): Report {
   return Object.assign({}, ...ALL_FIELDS.map(([, field]) => field.output(row))) as Report;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A report as read: the catalogue's columns (the child tables' as arrays of the same names), and the cursor's text. */
+export type ReportRow = CatalogueRow & { id: string; inspection_date: string; created_at_text: string };
+
+export const SELECT_REPORT = `
+  SELECT r.id, r.status, ${PLAIN_SELECT},
+         r.created_at::text AS created_at_text,
+         ARRAY(SELECT u.name FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
+                WHERE ri.report_id = r.id ORDER BY ri.position) AS inspector_names,
+         ARRAY(SELECT u.email FROM report_inspectors ri JOIN users u ON u.id = ri.user_id
+                WHERE ri.report_id = r.id ORDER BY ri.position) AS inspector_emails,
+         ARRAY(SELECT i.description FROM report_invoice_items i WHERE i.report_id = r.id ORDER BY i.position)
+           AS invoice_descriptions,
+         ARRAY(SELECT i.price_cents FROM report_invoice_items i WHERE i.report_id = r.id ORDER BY i.position)
+           AS invoice_prices
+    FROM reports r`;
+
+export function encodeCursor(row: ReportRow): string {
+  return Buffer.from(JSON.stringify([row.inspection_date, row.created_at_text, row.id])).toString('base64url');
+}
+
+export function decodeCursor(text: string): [string, string, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 3 && value.every((v) => typeof v === 'string')) {
+      return value as [string, string, string];
+    }
+  } catch {
+    // falls through to the 400
+  }
+  throw new HttpError(400, 'after is not a valid cursor');
 }

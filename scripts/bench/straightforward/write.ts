@@ -7,8 +7,7 @@ import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { CreateResult, ReportInput } from '../../../src/api-types.js';
 import { parseInvoiceItem, toList } from '../../../src/reports/index.js';
-import { plainWrite } from './catalogue.js';
-import { HttpError } from './rows.js';
+import { HttpError, plainWrite } from './catalogue.js';
 
 /** What a write sets: the report's plain columns, and its invoice items and inspectors' addresses when sent. */
 interface Write {
