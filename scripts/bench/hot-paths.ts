@@ -18,10 +18,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { buildProduction } from '../production-build.js';
-import { buildCases, type Case } from './hot-paths-cases.js';
 import { formatTable, machine, memory, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
 import { startServer, treeCpuSeconds } from './lifecycle.js';
-import { seedCompany } from './seed.js';
+import { benchReport, seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
 
 const env = process.env;
@@ -44,6 +43,15 @@ const TIMES_STRAIGHTFORWARD = 2.5;
 const RSS_BUDGET_MB = 150;
 
 type Target = 'bare' | 'service' | 'straightforward';
+type Headers = Record<string, string>;
+
+interface Case {
+  name: string;
+  requests: autocannon.Request[];
+  headers?: Headers;
+  /** Also driven against the straightforward implementation, right before or after the service. */
+  compared?: boolean;
+}
 
 interface Row {
   case: string;
@@ -55,6 +63,58 @@ interface Row {
   /** CPU time per request in µs, of the process driven and of PostgreSQL. */
   nodeUs: number;
   postgresUs: number;
+}
+
+/** Numbers the ids read and the restIds written, across every case and implementation. */
+let counter = 0;
+
+/** A case of POST /reports/new: each request's body (and headers) as `next` makes them. */
+function postCase(name: string, headers: Record<string, string>, next: () => [object, Record<string, string>?]): Case {
+  const setupRequest: NonNullable<autocannon.Request['setupRequest']> = (req) => {
+    const [body, extra] = next();
+    return { ...req, path: '/reports/new', body: JSON.stringify(body), headers: { ...req.headers, ...extra } };
+  };
+  return { name, compared: true, headers, requests: [{ method: 'POST', setupRequest }] };
+}
+
+/**
+ * The cases: reads go to the large company but for the small company's first page (ids: the large
+ * company's first page, nextPath: its second); writes create reports in the large company or update its seeded ones.
+ */
+function buildCases(small: Headers, large: Headers, inspectorEmail: string, ids: string[], nextPath: string): Case[] {
+  const json = { ...large, 'content-type': 'application/json' };
+  const report = (restId: string) => benchReport(restId, inspectorEmail);
+  return [
+    { name: 'GET /auth', headers: small, requests: [{ method: 'GET', path: '/auth' }] },
+    {
+      name: 'GET /reports/{id}',
+      compared: true,
+      headers: large,
+      requests: [
+        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
+      ],
+    },
+    { name: 'GET /reports?limit=20 (1k)', headers: small, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
+    {
+      name: 'GET /reports?limit=20 (1M)',
+      compared: true,
+      headers: large,
+      requests: [{ method: 'GET', path: '/reports?limit=20' }],
+    },
+    { name: 'GET /reports page 2 (1M)', headers: large, requests: [{ method: 'GET', path: nextPath }] },
+    postCase('POST /reports/new (create)', json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
+    // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
+    postCase('POST /reports/new (update)', json, () => [report(`seed-${1 + ((++counter * 7919) % LARGE)}`)]),
+    // A retry-safe partner's creates, each with an Idempotency-Key of its own (the yardstick ignores it).
+    postCase('POST /reports/new (create, Idempotency-Key)', json, () => {
+      const restId = `bench-idem-${process.pid}-${++counter}`;
+      return [report(restId), { 'idempotency-key': restId }];
+    }),
+    // A partner's sync sending every edit of one inspection from parallel workers: one report, many edits.
+    postCase('POST /reports/new (one-report burst)', json, () => [
+      { ...report(`bench-burst-${process.pid}`), notes: `Edit ${++counter} of the inspection.` },
+    ]),
+  ];
 }
 
 async function seed(url: string) {
@@ -153,8 +213,7 @@ async function main(): Promise<void> {
     bare: await startServer('bare', tsx('baseline.ts'), database.url, bareEnv, '/report'),
     straightforward: await startServer('straightforward', tsx('straightforward/app.ts'), database.url, {}, '/auth'),
   };
-  const inputs = { small: smallHeaders, large: largeHeaders, largeReports: LARGE, ids, nextPath };
-  const cases = buildCases({ ...inputs, inspectorEmail: large.inspectorEmail });
+  const cases = buildCases(smallHeaders, largeHeaders, large.inspectorEmail, ids, nextPath);
   const drive = (c: Case, t: Target) => run(c, t, processes[t].url, processes[t].pid, database.postmaster);
 
   const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
