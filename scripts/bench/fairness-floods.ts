@@ -1,7 +1,7 @@
 /**
- * What company A does to the service in `npm run bench:fairness`, one flood at a time: each runs
- * for the duration given, stops by itself, and answers how A's requests were answered (counts by
- * status; `error` and `timeout` for requests that got none).
+ * What company A does to the service in `npm run bench:fairness`, one flood at a time: each runs for the
+ * duration given and answers how A's requests were answered (counts by status; `error` and `timeout`
+ * for those that got none; those still open when it stopped are not counted).
  */
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,9 +10,6 @@ import { benchReport } from './seed.js';
 import { maximalReportBody, type Stage } from './fairness-setup.js';
 
 export type Statuses = Record<string, number>;
-
-/** The key of Statuses counting A's requests still unanswered when its flood stopped. */
-export const OPEN = 'open';
 
 export interface Flood {
   name: string;
@@ -32,12 +29,6 @@ async function cannon(options: autocannon.Options): Promise<Statuses> {
   }
   if (result.timeouts > 0) statuses.timeout = result.timeouts;
   if (result.errors - result.timeouts > 0) statuses.error = result.errors - result.timeouts;
-  const ended = Object.values(statuses).reduce((x, y) => x + y, 0);
-  // Sent but still waiting for their answer when the flood stopped (autocannon closes their connections).
-  // With a rate, autocannon 9 counts each connection's first request as its rate (run.js): taken back.
-  const rateCounted = options.overallRate ? options.overallRate - result.connections : 0;
-  const sent = result.requests.sent - rateCounted;
-  if (sent > ended) statuses[OPEN] = sent - ended;
   return statuses;
 }
 

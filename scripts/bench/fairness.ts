@@ -18,7 +18,7 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { FLOODS, OPEN, type Flood, type Statuses } from './fairness-floods.js';
+import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { settle, setUpStage, type Stage } from './fairness-setup.js';
 import { formatTable, machine, ROOT, rssSampler, runBench, runScript, treeCpuSeconds } from './lifecycle.js';
 import { latency, MAX_RATIO, type Sample, type SteadyConfig, type SteadyResult } from './steady-client.js';
@@ -129,7 +129,7 @@ function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): vo
     Object.entries(s)
       .map(([status, count]) => `${status}×${count}`)
       .join(' ') || '-';
-  const answered = (s: Statuses) => Object.entries(s).reduce((sum, [k, n]) => (k === OPEN ? sum : sum + n), 0);
+  const answered = (s: Statuses) => Object.values(s).reduce((sum, n) => sum + n, 0);
   const header = ['flood', 'A does', 'B p50 ms', 'B p99 ms', 'p99 / alone', 'B max ms', 'B 5xx', 'B 429'];
   header.push("A's statuses", 'A req/s', 'CPU% svc/pg/A', 'peak RSS MB');
   const lines = rows.map((r) => [

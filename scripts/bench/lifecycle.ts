@@ -12,22 +12,21 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runMigrations } from '../../src/db/migrate.js';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
+import { freePort, startEmbeddedPostgres } from '../../src/local/index.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const children = new Set<ChildProcess>();
-/** Stopped after the children, in reverse order of registration (receivers, the database). */
+/** Run after the children are stopped, in reverse order of registration (receivers, the database, its directory). */
 const stoppers: (() => Promise<unknown>)[] = [];
-const tempDirs = new Set<string>();
-
 export const onCleanUp = (stop: () => Promise<unknown>) => stoppers.push(stop);
 
 async function cleanUp(): Promise<void> {
-  await Promise.all([...children].map(stopChild));
+  for (const child of children) child.kill('SIGTERM');
+  const killer = setTimeout(() => children.forEach((child) => child.kill('SIGKILL')), 10_000);
+  await Promise.all([...children].map((child) => new Promise((resolve) => child.once('exit', resolve))));
+  clearTimeout(killer);
   while (stoppers.length > 0) await stoppers.pop()!().catch(() => undefined);
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
 }
 
 /** Runs a benchmark's main and cleans up after it, whether it ends, fails (exit 1) or is interrupted (exit 130). */
@@ -35,10 +34,7 @@ export function runBench(main: () => Promise<void>): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   }
-  process.once('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  });
+  process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
   main()
     .then(cleanUp)
     .catch(async (err: unknown) => {
@@ -49,27 +45,22 @@ export function runBench(main: () => Promise<void>): void {
 }
 
 /**
- * A fresh, migrated PostgreSQL in a new temporary directory, stopped at clean-up, and the pid of its
+ * A fresh, migrated PostgreSQL in a new temporary directory, removed at clean-up, and the pid of its
  * postmaster. The directory is opened to other users: the cluster runs as OS user "postgres" under root.
  */
 export async function startBenchDatabase(prefix: string) {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  tempDirs.add(dir);
+  onCleanUp(async () => rmSync(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
-  const database: EmbeddedDatabase = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  const database = await startEmbeddedPostgres(path.join(dir, 'pg'));
   onCleanUp(() => database.stop());
   await runMigrations(database.url);
   const postmaster = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
   return { url: database.url, dir, postmaster };
 }
 
-/** Node with args, from the project root, with childEnv added to this environment; stderr shown prefixed with name. */
-export function startChild(
-  name: string,
-  args: string[],
-  childEnv: NodeJS.ProcessEnv,
-  stdout: 'ignore' | 'pipe' = 'ignore',
-) {
+/** Node with args from the project root, childEnv added to this environment, its stderr shown prefixed with name. */
+function startChild(name: string, args: string[], childEnv: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore') {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...childEnv },
@@ -89,15 +80,6 @@ export async function runScript<T>(script: string, childEnv: NodeJS.ProcessEnv, 
   const [during, last] = await Promise.all([started(), lines.next()]);
   if (last.done) throw new Error(`${script} ended without its result`);
   return { during, result: JSON.parse(last.value as string) as T };
-}
-
-export async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Waits until url answers, and not 5xx (a service's /readyz: until it has built its validators). */
