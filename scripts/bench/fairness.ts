@@ -33,38 +33,36 @@ const RATE = 20;
 
 const ALONE: Flood = { name: 'alone', label: 'nothing (B alone)', run: async () => ({}) };
 
-interface Row {
-  flood: string;
-  label: string;
-  /** B's partner mix (get, list, create). */
-  b: ReturnType<typeof latency>;
-  /** B's requests answered 5xx or not at all, the application API's ones included, and their 5xx answers. */
-  bFailed: number;
-  b429: number;
-  bErrors: string[];
-  p99Ratio: number | null;
+/** A phase: what A did, B's answers, and the CPU (in percent of one core) and the service's peak RSS it took. */
+interface Phase {
+  flood: Flood;
+  samples: Sample[];
   aStatuses: Statuses;
-  /** CPU in percent of one core, and the service's peak RSS. */
   cpuPct: { service: number; postgres: number; generator: number };
   peakRssMb: number;
   durationSec: number;
 }
 
-function row(
-  flood: Flood,
-  samples: Sample[],
-  aStatuses: Statuses,
-  usage: Pick<Row, 'cpuPct' | 'peakRssMb' | 'durationSec'>,
-): Row {
+const partner = (s: Sample) => ['get', 'list', 'create'].includes(s.op);
+
+/** B's figures of a phase: its partner mix's latency (get, list, create); its requests answered 5xx or not at all. */
+function figures({ flood, samples, aStatuses, ...usage }: Phase, alone?: { p99Ms: number }) {
   const failed = samples.filter((s) => s.status >= 500 || s.status === 0);
+  const b = latency(samples.filter(partner));
   return {
-    ...{ flood: flood.name, label: flood.label, aStatuses, ...usage, p99Ratio: null },
-    b: latency(samples.filter((s) => ['get', 'list', 'create'].includes(s.op))),
-    bFailed: failed.length,
-    b429: samples.filter((s) => s.status === 429).length,
+    ...{
+      flood: flood.name,
+      label: flood.label,
+      b,
+      p99Ratio: alone ? b.p99Ms / alone.p99Ms : null,
+      aStatuses,
+      ...usage,
+    },
+    ...{ bFailed: failed.length, b429: samples.filter((s) => s.status === 429).length },
     bErrors: [...new Set(failed.filter((s) => s.error).map((s) => `${s.op} ${s.status}: ${s.error}`))],
   };
 }
+type Row = ReturnType<typeof figures>;
 
 /** B's steady client for a phase, with the flood started once B is sending: A's statuses and B's answers. */
 function steady(stage: Stage, flood: Flood, durationSec: number) {
@@ -82,8 +80,8 @@ function steady(stage: Stage, flood: Flood, durationSec: number) {
   );
 }
 
-/** A phase of durationSec: B's row (its ratio set once B alone is known), and B's answers. */
-async function phase(stage: Stage, flood: Flood, durationSec = DURATION) {
+/** A phase of durationSec: B's steady client, A's flood once B is sending, and what the machine gave them. */
+async function phase(stage: Stage, flood: Flood, durationSec = DURATION): Promise<Phase> {
   const peakRss = rssSampler(stage.servicePid);
   const cpu = () => [treeCpuSeconds(stage.servicePid), treeCpuSeconds(stage.postmaster), process.cpuUsage()] as const;
   const [from, before] = [Date.now(), cpu()];
@@ -94,34 +92,31 @@ async function phase(stage: Stage, flood: Flood, durationSec = DURATION) {
     postgres: ((after[1] - before[1]) / seconds) * 100,
     generator: ((generator.user + generator.system) / 1e6 / seconds) * 100,
   };
-  const r = row(flood, result.samples, during as Statuses, { cpuPct, peakRssMb: peakRss(), durationSec });
-  console.log(`${flood.name} ${durationSec} s: B p50 ${r.b.p50Ms.toFixed(1)} ms, p99 ${r.b.p99Ms.toFixed(1)} ms`);
+  const b = latency(result.samples.filter(partner));
+  console.log(`${flood.name} ${durationSec} s: B p50 ${b.p50Ms.toFixed(1)} ms, p99 ${b.p99Ms.toFixed(1)} ms`);
   await settle(stage);
-  return { row: r, samples: result.samples };
+  const [samples, aStatuses] = [result.samples, during as Statuses];
+  return { flood, samples, aStatuses, cpuPct, peakRssMb: peakRss(), durationSec };
 }
 
-/** Every flood in turn, each after B alone (the first for DURATION, the others for GAP): B alone's pooled row, then each flood's. */
+/**
+ * Every flood in turn, each after B alone (the first for DURATION, the others for GAP). B alone is all
+ * its stretches' answers together (its CPU, the first stretch's); each flood's p99 is set against it.
+ */
 async function phases(stage: Stage, floods: Flood[]): Promise<Row[]> {
-  const alone = [await phase(stage, ALONE)];
-  const rows: Row[] = [];
+  const [alone, flooded] = [[await phase(stage, ALONE)], [] as Phase[]];
   for (const [i, flood] of floods.entries()) {
     if (i > 0 && GAP > 0) alone.push(await phase(stage, ALONE, GAP));
-    rows.push((await phase(stage, flood)).row);
+    flooded.push(await phase(stage, flood));
   }
-  // B alone's CPU is its first stretch's; its latency, all its stretches' answers together.
-  const label = `nothing (B alone, ${alone.length} stretches)`;
-  const usage = {
-    cpuPct: alone[0]!.row.cpuPct,
-    peakRssMb: Math.max(...alone.map((a) => a.row.peakRssMb)),
-    durationSec: alone.reduce((sum, a) => sum + a.row.durationSec, 0),
-  };
-  const pooled = row(
-    { ...ALONE, label },
-    alone.flatMap((a) => a.samples),
-    {},
-    usage,
-  );
-  return [pooled, ...rows.map((r) => ({ ...r, p99Ratio: r.b.p99Ms / pooled.b.p99Ms }))];
+  const pooled = figures({
+    ...alone[0]!,
+    flood: { ...ALONE, label: `nothing (B alone, ${alone.length} stretches)` },
+    samples: alone.flatMap((a) => a.samples),
+    peakRssMb: Math.max(...alone.map((a) => a.peakRssMb)),
+    durationSec: alone.reduce((sum, a) => sum + a.durationSec, 0),
+  });
+  return [pooled, ...flooded.map((f) => figures(f, pooled.b))];
 }
 
 function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): void {
@@ -157,8 +152,6 @@ function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): vo
 }
 
 async function main(): Promise<void> {
-  const unknown = ONLY?.filter((name) => !FLOODS.some((f) => f.name === name)) ?? [];
-  if (unknown.length > 0) throw new Error(`BENCH_FAIRNESS_ONLY: unknown ${unknown.join(', ')}`);
   const started = Date.now();
   const stage = await setUpStage();
   await settle(stage); // the seeding's writes too
