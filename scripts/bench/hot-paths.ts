@@ -53,18 +53,6 @@ interface Case {
   compared?: boolean;
 }
 
-interface Row {
-  case: string;
-  target: Target;
-  requestsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  /** CPU time per request in µs, of the process driven and of PostgreSQL. */
-  nodeUs: number;
-  postgresUs: number;
-}
-
 /** Numbers the ids read and the restIds written, across every case and implementation. */
 let counter = 0;
 
@@ -84,24 +72,19 @@ function postCase(name: string, headers: Record<string, string>, next: () => [ob
 function buildCases(small: Headers, large: Headers, inspectorEmail: string, ids: string[], nextPath: string): Case[] {
   const json = { ...large, 'content-type': 'application/json' };
   const report = (restId: string) => benchReport(restId, inspectorEmail);
+  const byId: autocannon.Request = {
+    setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }),
+  };
+  const get = (name: string, headers: Headers, path: string, compared = false): Case => ({
+    ...{ name, headers, compared },
+    requests: [{ method: 'GET', ...(path === '/reports/{id}' ? byId : { path }) }],
+  });
   return [
-    { name: 'GET /auth', headers: small, requests: [{ method: 'GET', path: '/auth' }] },
-    {
-      name: 'GET /reports/{id}',
-      compared: true,
-      headers: large,
-      requests: [
-        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/reports/${ids[counter++ % ids.length]}` }) },
-      ],
-    },
-    { name: 'GET /reports?limit=20 (1k)', headers: small, requests: [{ method: 'GET', path: '/reports?limit=20' }] },
-    {
-      name: 'GET /reports?limit=20 (1M)',
-      compared: true,
-      headers: large,
-      requests: [{ method: 'GET', path: '/reports?limit=20' }],
-    },
-    { name: 'GET /reports page 2 (1M)', headers: large, requests: [{ method: 'GET', path: nextPath }] },
+    get('GET /auth', small, '/auth'),
+    get('GET /reports/{id}', large, '/reports/{id}', true),
+    get('GET /reports?limit=20 (1k)', small, '/reports?limit=20'),
+    get('GET /reports?limit=20 (1M)', large, '/reports?limit=20', true),
+    get('GET /reports page 2 (1M)', large, nextPath),
     postCase('POST /reports/new (create)', json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
     // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
     postCase('POST /reports/new (update)', json, () => [report(`seed-${1 + ((++counter * 7919) % LARGE)}`)]),
@@ -131,14 +114,15 @@ async function seed(url: string) {
 }
 
 /** Drives c against the process at url (pid) after WARMUP seconds of it: its row. */
-async function run(c: Case, target: Target, url: string, pid: number, postmaster: number): Promise<Row> {
+async function run(c: Case, target: Target, url: string, pid: number, postmaster: number) {
   const drive = (duration: number) =>
     autocannon({ url, connections: CONNECTIONS, duration, headers: c.headers, requests: c.requests });
   if (WARMUP > 0) await drive(WARMUP);
   const before = [treeCpuSeconds(pid), treeCpuSeconds(postmaster)];
   const result = await drive(DURATION);
+  // CPU time per request in µs, of the process driven and of PostgreSQL.
   const perRequest = (now: number, then: number) => ((now - then) / result.requests.total) * 1e6;
-  const row: Row = {
+  const row = {
     ...{ case: c.name, target, requestsPerSec: result.requests.average },
     ...{
       p50Ms: result.latency.p50,
@@ -149,10 +133,12 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
     postgresUs: perRequest(treeCpuSeconds(postmaster), before[1]!),
   };
   console.log(
-    `${c.name} (${target}): ${row.requestsPerSec.toFixed(0)} req/s, p99 ${row.p99Ms} ms, errors ${row.errors}`,
+    `${c.name} (${target}): ${row.requestsPerSec.toFixed(0)} req/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ` +
+      `errors ${row.errors}, CPU µs/request ${row.nodeUs.toFixed(0)} node, ${row.postgresUs.toFixed(0)} PostgreSQL`,
   );
   return row;
 }
+type Row = Awaited<ReturnType<typeof run>>;
 
 /** The comparison and every target, met or not. */
 function figures(rows: Row[], servicePeakMb: number) {
