@@ -11,15 +11,19 @@
  * Environment (optional): BENCH_DELIVERIES_PUBLISHES (default 2000), BENCH_DELIVERIES_EVENTS (default
  * 10000), BENCH_DELIVERIES_DURATION (seconds, default 15).
  */
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
-import { buildProduction } from '../production-build.js';
-import { appCall } from './fairness-setup.js';
-import { formatTable, machine, onCleanUp, runBench, runScript, startBenchDatabase, startServer } from './lifecycle.js';
-import { treeCpuSeconds } from './lifecycle.js';
+import { appCall, startServiceTrusting } from './fairness-setup.js';
+import {
+  formatTable,
+  machine,
+  onCleanUp,
+  runBench,
+  runScript,
+  startBenchDatabase,
+  treeCpuSeconds,
+} from './lifecycle.js';
 import { seedCompany, type SeededCompany } from './seed.js';
 import { latency, MAX_RATIO, type SteadyConfig, type SteadyResult } from './steady-client.js';
 
@@ -111,11 +115,8 @@ async function steady(stage: Stage, b: Company, reportIds: string[]): Promise<St
     ...{ baseUrl, key: b.key, ids: b.reportIds, inspectorEmail: b.inspectorEmail, restIdPrefix: 'b' },
     ...{ rate: B_RATE, durationSec: DURATION, publishes: { companyId: b.companyId, reportIds, appToken } },
   };
-  const { result } = await runScript<SteadyResult>(
-    'steady-client.ts',
-    { STEADY_CONFIG: JSON.stringify(config) },
-    async () => 0,
-  );
+  const env = { STEADY_CONFIG: JSON.stringify(config) };
+  const { result } = await runScript<SteadyResult>('steady-client.ts', env, async () => 0);
   const failed = result.samples.filter((s) => s.status !== 200);
   if (failed.length > 0) throw new Error(`B: ${failed.length} publishes not 200, e.g. ${JSON.stringify(failed[0])}`);
   return result;
@@ -125,10 +126,7 @@ async function setUp(): Promise<Stage> {
   const database = await startBenchDatabase('intake-deliveries-pg-');
   const receiver = await HttpsReceiver.start();
   onCleanUp(() => receiver.stop());
-  const caFile = path.join(database.dir, 'receiver-ca.pem');
-  await writeFile(caFile, receiver.ca);
-  const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, WEBHOOK_WORKER: 'true' };
-  const service = await startServer('service', buildProduction(), database.url, env);
+  const service = await startServiceTrusting(database, receiver.ca, { WEBHOOK_WORKER: 'true' });
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   onCleanUp(() => db.end());

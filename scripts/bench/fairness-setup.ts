@@ -104,6 +104,14 @@ async function createMaximalCompany(stage: { baseUrl: string; appToken: string }
   return { companyId: company.id!, key: key!, inspectorEmail: inspectorEmails[0]!, inspectorEmails };
 }
 
+/** The service's production build, trusting the receivers' certificate (ca) and allowed to reach them on 127.0.0.1. */
+export async function startServiceTrusting(database: { url: string; dir: string }, ca: string, env = {}) {
+  const caFile = path.join(database.dir, 'receivers-ca.pem');
+  await writeFile(caFile, ca);
+  const trusting = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, ...env };
+  return startServer('service', buildProduction(), database.url, trusting);
+}
+
 export async function setUpStage(): Promise<Stage> {
   const database = await startBenchDatabase('intake-fairness-pg-');
   const seeder = new pg.Client({ connectionString: database.url });
@@ -116,16 +124,10 @@ export async function setUpStage(): Promise<Stage> {
   const [slow, fast] = [await HttpsReceiver.start(certificate), await HttpsReceiver.start(certificate)];
   for (const receiver of [slow, fast]) onCleanUp(() => receiver.stop());
   slow.on('/a', { status: 204, waitFor: () => sleep(8_000) });
-  const caFile = path.join(database.dir, 'receivers-ca.pem');
-  await writeFile(caFile, certificate.cert);
   // No request budget unless one is asked for: A's floods reach the service, so that what keeps B's
   // latency is each company's share, not A's requests refused at the door.
-  const env = {
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    NODE_EXTRA_CA_CERTS: caFile,
-    RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0',
-  };
-  const service = await startServer('service', buildProduction(), database.url, env);
+  const env = { RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0' };
+  const service = await startServiceTrusting(database, certificate.cert, env);
   const stage = { baseUrl: service.url, appToken: service.appToken, servicePid: service.pid };
   await appCall(stage, 'PUT', `/companies/${a.companyId}/webhook`, { url: slow.url('/a') });
   console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);

@@ -104,25 +104,19 @@ export async function startServer(
   ready = '/readyz',
 ) {
   const port = await freePort();
-  const childEnv = {
-    DATABASE_URL: databaseUrl,
-    APP_TOKEN: `iat_${randomBytes(32).toString('base64url')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    ...env,
-  };
-  const child = startChild(name, args, childEnv);
+  const appToken = `iat_${randomBytes(32).toString('base64url')}`;
+  const base = { DATABASE_URL: databaseUrl, APP_TOKEN: appToken, PORT: String(port), HOST: '127.0.0.1' };
+  const child = startChild(name, args, { ...base, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', ...env });
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${url}${ready}`);
-  return { child, pid: child.pid!, url, appToken: childEnv.APP_TOKEN };
+  return { pid: child.pid!, url, appToken };
 }
 
 /** The fields of /proc/PID/stat after the command name: [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
 function statFields(pid: number | string): number[] {
-  return readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /s, '')
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat
+    .slice(stat.lastIndexOf(') ') + 2)
     .split(' ')
     .map(Number);
 }
