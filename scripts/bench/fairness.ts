@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FLOODS, type Flood, type Statuses } from './fairness-floods.js';
 import { settle, setUpStage, type Stage } from './fairness-setup.js';
-import { formatTable, machine, ROOT, rssSampler, runBench, runScript, treeCpuSeconds } from './lifecycle.js';
+import { formatTable, machine, ROOT, runBench, runScript, treeCpuSeconds } from './lifecycle.js';
 import { latency, MAX_RATIO, type Sample, type SteadyConfig, type SteadyResult } from './steady-client.js';
 
 const env = process.env;
@@ -33,13 +33,12 @@ const RATE = 20;
 
 const ALONE: Flood = { name: 'alone', label: 'nothing (B alone)', run: async () => ({}) };
 
-/** A phase: what A did, B's answers, and the CPU (in percent of one core) and the service's peak RSS it took. */
+/** A phase: what A did, B's answers, and the CPU it took (in percent of one core). */
 interface Phase {
   flood: Flood;
   samples: Sample[];
   aStatuses: Statuses;
   cpuPct: { service: number; postgres: number; generator: number };
-  peakRssMb: number;
   durationSec: number;
 }
 
@@ -82,7 +81,6 @@ function steady(stage: Stage, flood: Flood, durationSec: number) {
 
 /** A phase of durationSec: B's steady client, A's flood once B is sending, and what the machine gave them. */
 async function phase(stage: Stage, flood: Flood, durationSec = DURATION): Promise<Phase> {
-  const peakRss = rssSampler(stage.servicePid);
   const cpu = () => [treeCpuSeconds(stage.servicePid), treeCpuSeconds(stage.postmaster), process.cpuUsage()] as const;
   const [from, before] = [Date.now(), cpu()];
   const { during, result } = await steady(stage, flood, durationSec);
@@ -96,7 +94,7 @@ async function phase(stage: Stage, flood: Flood, durationSec = DURATION): Promis
   console.log(`${flood.name} ${durationSec} s: B p50 ${b.p50Ms.toFixed(1)} ms, p99 ${b.p99Ms.toFixed(1)} ms`);
   await settle(stage);
   const [samples, aStatuses] = [result.samples, during as Statuses];
-  return { flood, samples, aStatuses, cpuPct, peakRssMb: peakRss(), durationSec };
+  return { flood, samples, aStatuses, cpuPct, durationSec };
 }
 
 /**
@@ -113,7 +111,6 @@ async function phases(stage: Stage, floods: Flood[]): Promise<Row[]> {
     ...alone[0]!,
     flood: { ...ALONE, label: `nothing (B alone, ${alone.length} stretches)` },
     samples: alone.flatMap((a) => a.samples),
-    peakRssMb: Math.max(...alone.map((a) => a.peakRssMb)),
     durationSec: alone.reduce((sum, a) => sum + a.durationSec, 0),
   });
   return [pooled, ...flooded.map((f) => figures(f, pooled.b))];
@@ -126,7 +123,7 @@ function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): vo
       .join(' ') || '-';
   const answered = (s: Statuses) => Object.values(s).reduce((sum, n) => sum + n, 0);
   const header = ['flood', 'A does', 'B p50 ms', 'B p99 ms', 'p99 / alone', 'B max ms', 'B 5xx', 'B 429'];
-  header.push("A's statuses", 'A req/s', 'CPU% svc/pg/A', 'peak RSS MB');
+  header.push("A's statuses", 'A req/s', 'CPU% svc/pg/A');
   const lines = rows.map((r) => [
     ...[
       r.flood,
@@ -138,7 +135,6 @@ function print(rows: Row[], verdict: { ratiosMet: boolean; no5xx: boolean }): vo
     ...[r.b.maxMs.toFixed(0), String(r.bFailed), String(r.b429), statusText(r.aStatuses)],
     r.p99Ratio === null ? '' : (answered(r.aStatuses) / r.durationSec).toFixed(0),
     [r.cpuPct.service, r.cpuPct.postgres, r.cpuPct.generator].map((p) => p.toFixed(0)).join('/'),
-    r.peakRssMb.toFixed(0),
   ]);
   console.log(`\n${formatTable(header, lines)}`);
   for (const r of rows) for (const e of r.bErrors) console.log(`B's 5xx under ${r.flood}: ${e}`);

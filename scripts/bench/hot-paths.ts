@@ -18,7 +18,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { buildProduction } from '../production-build.js';
-import { formatTable, machine, memory, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
+import { formatTable, machine, peakRssMb, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
 import { startServer, treeCpuSeconds } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     for (const target of order) rows.push(await drive(c, target));
   }
   rows.push(await drive(bareCase, 'bare'));
-  const result = figures(rows, memory(service.pid).hwm);
+  const result = figures(rows, peakRssMb(service.pid));
   const report = { date: new Date().toISOString(), machine: machine(), ...result, rows };
   await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
   print(result);

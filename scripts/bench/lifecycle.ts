@@ -121,11 +121,10 @@ function statFields(pid: number | string): number[] {
     .map(Number);
 }
 
-/** Resident set size of a process in MB: the current one and the peak (high-water mark). */
-export function memory(pid: number): { rss: number; hwm: number } {
+/** The peak resident set size of a process in MB (its high-water mark). */
+export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
 }
 
 /**
@@ -145,13 +144,6 @@ export function treeCpuSeconds(parent: number): number {
     }
   }
   return total;
-}
-
-/** A process's peak RSS (MB) from now until the call of the function answered, sampled every 100 ms. */
-export function rssSampler(pid: number): () => number {
-  let peak = memory(pid).rss;
-  const timer = setInterval(() => (peak = Math.max(peak, memory(pid).rss)), 100);
-  return () => (clearInterval(timer), Math.max(peak, memory(pid).rss));
 }
 
 /** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
