@@ -1,7 +1,6 @@
 /**
- * `npm run bench:deliveries`: how fast one service process (production build, its worker on, every other
- * setting its default) delivers webhooks to a local HTTPS receiver, and whether one company's retry
- * storm holds back another's publishes:
+ * `npm run bench:deliveries`: how fast one service process (its worker on, every other setting its
+ * default) delivers webhooks, and whether one company's retry storm holds back another's publishes:
  * 1. PUBLISHES reports of four companies published with `whenDeliveryFails: "fail"`, 16 at once (each
  *    company's share of delivery places), to a receiver answering 204 at once: publishes/s;
  * 2. EVENTS pending events of the same companies, due at once (recorded by SQL), drained by the

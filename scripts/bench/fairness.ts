@@ -1,15 +1,10 @@
 /**
- * `npm run bench:fairness`: does one company's flood take the service from another?
- *
- * A fresh embedded PostgreSQL and the production build of the service (one process), with companies A
- * and B (fairness-setup.ts). B sends a steady 20 requests a second, open-loop, from a process of its
- * own (steady-client.ts): alone first, then under each of A's floods (fairness-floods.ts, driven from
- * this process) in turn, each after a gap of B alone again. B alone is all its answers alone together,
- * so that it spans the same stretch of the machine's time as the floods. Every process runs at the
- * normal priority, as a user runs them, so each phase also shows what it cost the machine: the CPU of
- * the service, of PostgreSQL and of A's load generator, which share the same cores. Prints B's p50/p99
- * alone and under each flood and "every ratio within 3×, no 5xx for B: met/missed"; writes them as JSON.
- *
+ * `npm run bench:fairness`: does one company's flood take the service from another? Company B sends a
+ * steady 20 requests a second (steady-client.ts) to the service (fairness-setup.ts): alone, then under
+ * each of A's floods (fairness-floods.ts) in turn, each after a gap of B alone again. Every process
+ * runs at the normal priority, as a user runs them, so each phase also shows the CPU the service,
+ * PostgreSQL and A's load generator took of the same cores. Prints B's p50/p99 alone and under each
+ * flood and "every ratio within 3×, no 5xx for B: met/missed"; writes them as JSON.
  * Environment (optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 30), BENCH_FAIRNESS_WARMUP
  * (seconds of B alone first, not counted, in which B uses each of its operations, default 2),
  * BENCH_FAIRNESS_GAP (seconds of B alone before each flood after the first, default 10; 0: none),

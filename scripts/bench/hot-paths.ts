@@ -1,14 +1,9 @@
 /**
- * `npm run bench`: the service's hot paths under load, side by side with the straightforward
- * implementation (scripts/bench/straightforward/, the yardstick) and a bare Express answering a
- * constant report (baseline.ts), all measured in the same run on the same machine.
- *
- * A fresh embedded PostgreSQL holds a company with 1,000 reports and one with BENCH_LARGE, copied into
- * the straightforward implementation's schema; the service runs as production does. Each case is driven
- * with autocannon for a fixed time (bare Express first and last, the compared operations against the two
- * implementations back to back, alternating which goes first), with RSS and CPU read from /proc. Prints
- * the rows, the comparison and the targets met or missed, and writes them as JSON.
- *
+ * `npm run bench`: the service's hot paths under load (production build), side by side with the
+ * straightforward implementation (scripts/bench/straightforward/, the yardstick) and a bare Express
+ * answering a constant report (baseline.ts), on a fresh embedded PostgreSQL with a company of 1,000
+ * reports and one of BENCH_LARGE. Each case is driven with autocannon for a fixed time; prints the
+ * comparison and the targets met or missed, and writes every row as JSON.
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
  * of case names), BENCH_OUT (default bench-results.json).

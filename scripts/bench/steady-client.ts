@@ -1,14 +1,10 @@
 /**
- * Company B's steady client (`npm run bench:fairness`, `npm run bench:deliveries`), a process of its
- * own so that the load driven from the benchmark's process does not delay it: open-loop, one request
- * every 1000/rate ms whether or not the earlier ones have answered (so queueing shows), for durationSec,
- * cycling through GET /reports/{id}, GET /reports?limit=20 and POST /reports/new with a new restId.
- * With `webhook`, it also alternates a test delivery and a publish every `everyMs`; with `publishes`, it
- * sends publishes in place of the partner mix, each of a report of its own. It reads one report first,
- * not counted (its first fetch loads its HTTP client), prints `ready`, and at the end prints each
- * request's latency and status (0: no answer within 30 s) as one JSON line.
- *
- *   STEADY_CONFIG='<SteadyConfig as JSON>' node --import tsx scripts/bench/steady-client.ts
+ * Company B's steady client, a process of its own so that the benchmark's load does not delay it:
+ * open-loop, one request every 1000/rate ms whether or not the earlier ones have answered (so queueing
+ * shows), cycling through GET /reports/{id}, GET /reports?limit=20 and POST /reports/new; with `webhook`,
+ * also a test delivery or a publish every `everyMs`; with `publishes`, publishes in place of that mix.
+ * It reads one report first, not counted (its first fetch loads its HTTP client), prints `ready`, and at
+ * the end each request's latency and status (0: no answer within 30 s) as one JSON line (STEADY_CONFIG).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchReport } from './seed.js';
