@@ -37,7 +37,6 @@ const B_RATE = 20;
 type Company = SeededCompany & { reportIds: string[] };
 
 interface Stage {
-  /** CPU seconds the service and PostgreSQL have used so far. */
   cpu: () => { service: number; postgres: number };
   baseUrl: string;
   appToken: string;
@@ -45,7 +44,6 @@ interface Stage {
   receiver: HttpsReceiver;
 }
 
-/** A seeded company with `reports` reports and its webhook on the receiver's /<name>. */
 async function company(stage: Stage, name: string, reports: number): Promise<Company> {
   const seeded = await seedCompany(stage.db, name, reports);
   const ids = 'SELECT id FROM reports WHERE company_id = $1 ORDER BY id';
@@ -80,7 +78,6 @@ async function recordDueEvents(stage: Stage, companies: Company[], perCompany: n
   );
 }
 
-/** Waits until none of the companies' events is pending (5 minutes at most). */
 async function drained(stage: Stage, companies: Company[]): Promise<void> {
   for (const started = performance.now(); ;) {
     const { rows } = await stage.db.query<{ pending: number; undelivered: number }>(

@@ -13,7 +13,6 @@ export type Statuses = Record<string, number>;
 
 export interface Flood {
   name: string;
-  /** What A does, for the table. */
   label: string;
   run(stage: Stage, durationSec: number): Promise<Statuses>;
 }

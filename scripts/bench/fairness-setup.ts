@@ -35,7 +35,6 @@ export interface Stage {
   receivers: HttpsReceiver[];
 }
 
-/** A call to the service's application API; throws unless it answers 2xx. */
 export async function appCall(
   stage: { baseUrl: string; appToken: string },
   method: string,
@@ -66,7 +65,6 @@ async function createReport(baseUrl: string, key: string, body: string): Promise
 
 const wide = (chars: number) => '€'.repeat(chars);
 const fifty = <T>(make: (i: number) => T) => Array.from({ length: 50 }, (_, i) => make(i));
-/** A distinct e-mail address of exactly 320 characters. */
 const email = (tag: string) => `${tag}.${'x'.repeat(320 - tag.length - 13)}@max.example`;
 
 /**

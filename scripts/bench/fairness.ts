@@ -74,7 +74,6 @@ function steady(stage: Stage, flood: Flood, durationSec: number) {
   );
 }
 
-/** A phase of durationSec: B's steady client, A's flood once B is sending, and what the machine gave them. */
 async function phase(stage: Stage, flood: Flood, durationSec = DURATION): Promise<Phase> {
   const cpu = () => [treeCpuSeconds(stage.servicePid), treeCpuSeconds(stage.postmaster), process.cpuUsage()] as const;
   const [from, before] = [Date.now(), cpu()];

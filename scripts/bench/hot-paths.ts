@@ -48,7 +48,6 @@ interface Case {
   compared?: boolean;
 }
 
-/** Numbers the ids read and the restIds written, across every case and implementation. */
 let counter = 0;
 
 /** A case of POST /reports/new: each request's body (and headers) as `next` makes them. */
@@ -108,7 +107,6 @@ async function seed(url: string) {
   return { small, large };
 }
 
-/** Drives c against the process at url (pid) after WARMUP seconds of it: its row. */
 async function run(c: Case, target: Target, url: string, pid: number, postmaster: number) {
   const drive = (duration: number) =>
     autocannon({ url, connections: CONNECTIONS, duration, headers: c.headers, requests: c.requests });
@@ -135,7 +133,6 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
 }
 type Row = Awaited<ReturnType<typeof run>>;
 
-/** The comparison and every target, met or not. */
 function figures(rows: Row[], servicePeakMb: number) {
   const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
   const bare = rows.filter((r) => r.target === 'bare');

@@ -121,7 +121,6 @@ function statFields(pid: number | string): number[] {
     .map(Number);
 }
 
-/** The peak resident set size of a process in MB (its high-water mark). */
 export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
@@ -146,7 +145,6 @@ export function treeCpuSeconds(parent: number): number {
   return total;
 }
 
-/** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
 export function formatTable(header: string[], lines: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) =>

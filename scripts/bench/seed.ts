@@ -21,9 +21,8 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
   const { key } = await createKey(db, company.id);
   const { rows } = await db.query<{ id: string }>('SELECT id FROM integrations WHERE company_id = $1', [company.id]);
   const integrationId = rows[0]!.id;
-  // Reports spread over ten years of inspection dates, created one second apart, with one inspector
-  // and two invoice items each, on the report row as the store writes them: the same shape a
-  // partner's report has.
+  // Spread over ten years of inspection dates, created one second apart, with one inspector and two
+  // invoice items each on the report row, as the store writes a partner's report.
   const chunk = 250_000;
   for (let from = 1; from <= reports; from += chunk) {
     const to = Math.min(reports, from + chunk - 1);
@@ -44,7 +43,7 @@ export async function seedCompany(db: pg.Client, name: string, reports: number):
   return { companyId: company.id, key, inspectorEmail: inspector!.email };
 }
 
-/** The report the benchmark creates and updates through the API (and writes straight, in write-shapes.ts). */
+/** The report the benchmarks create and update through the API. */
 export function benchReport(restId: string, inspectorEmail: string): ReportInput {
   return {
     restId,

@@ -63,7 +63,6 @@ const post = (headers: Record<string, string>, body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-/** The n-th request of the partner mix. */
 function partnerRequest({ baseUrl, key, ids, restIdPrefix, inspectorEmail }: SteadyConfig, n: number) {
   const headers = { 'x-api-key': key };
   if (n % 3 === 0) return timed('get', `${baseUrl}/reports/${ids[n % ids.length]}`, { headers });
@@ -83,7 +82,6 @@ function publishRequest(config: SteadyConfig, n: number): Promise<Sample> {
   return timed('publish', url, post({ authorization: `Bearer ${appToken}` }, body));
 }
 
-/** The n-th call to the application API: a test delivery, then a publish, in turn. */
 function webhookRequest(config: SteadyConfig, n: number): Promise<Sample> {
   const { companyId, reportId, appToken } = config.webhook!;
   const [company, auth] = [

@@ -13,7 +13,6 @@ const CHILD_FIELDS = new Set(['inspectorEmails', 'invoiceItems']);
 /** A partner's write, as the service sees one (the integration matters to fromRestService only). */
 const PARTNER: Origin = { companyId: '', integrationId: 'straightforward' };
 
-/** The plain columns of reports, with their SQL types, as the catalogue has them. */
 export const PLAIN_COLUMNS = ALL_FIELDS.filter(([name]) => !CHILD_FIELDS.has(name)).flatMap(([, field]) =>
   Object.entries(field.columns),
 );
