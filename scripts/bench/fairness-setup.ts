@@ -18,8 +18,6 @@ import type { ReportInput } from '../../src/api-types.js';
 import { onCleanUp, startBenchDatabase, startServer } from './lifecycle.js';
 import { benchReport, seedCompany, type SeededCompany } from './seed.js';
 
-const MAXIMAL_REPORTS = 40;
-
 export interface Stage {
   baseUrl: string;
   appToken: string;
@@ -35,12 +33,9 @@ export interface Stage {
   receivers: HttpsReceiver[];
 }
 
-export async function appCall(
-  stage: { baseUrl: string; appToken: string },
-  method: string,
-  route: string,
-  body?: unknown,
-) {
+type App = { baseUrl: string; appToken: string };
+
+export async function appCall(stage: App, method: string, route: string, body?: unknown) {
   const res = await fetch(`${stage.baseUrl}/internal${route}`, {
     method,
     headers: { authorization: `Bearer ${stage.appToken}`, 'content-type': 'application/json' },
@@ -87,18 +82,14 @@ export function maximalReportBody(restId: string, inspectorEmails: string[]): st
 }
 
 /** A's second company through the application API: 50 inspectors of names and addresses at their maximum, 40 maximal reports. */
-async function createMaximalCompany(stage: { baseUrl: string; appToken: string }): Promise<Stage['aMax']> {
+async function createMaximalCompany(stage: App): Promise<Stage['aMax']> {
   const company = await appCall(stage, 'POST', '/companies', { name: 'A max' });
-  const inspectors = fifty((i) => ({
-    name: `${String(i).padStart(2, '0')}${wide(318)}`,
-    email: email(`inspector${String(i).padStart(2, '0')}`),
-  }));
+  const two = (i: number) => String(i).padStart(2, '0');
+  const inspectors = fifty((i) => ({ name: `${two(i)}${wide(318)}`, email: email(`inspector${two(i)}`) }));
   for (const inspector of inspectors) await appCall(stage, 'POST', `/companies/${company.id}/users`, inspector);
   const { key } = await appCall(stage, 'POST', `/companies/${company.id}/api-keys`);
   const inspectorEmails = inspectors.map((i) => i.email);
-  for (let i = 1; i <= MAXIMAL_REPORTS; i++) {
-    await createReport(stage.baseUrl, key!, maximalReportBody(`max-${i}`, inspectorEmails));
-  }
+  for (let i = 1; i <= 40; i++) await createReport(stage.baseUrl, key!, maximalReportBody(`max-${i}`, inspectorEmails));
   return { companyId: company.id!, key: key!, inspectorEmail: inspectorEmails[0]!, inspectorEmails };
 }
 
@@ -128,7 +119,7 @@ export async function setUpStage(): Promise<Stage> {
   const service = await startServiceTrusting(database, certificate.cert, env);
   const stage = { baseUrl: service.url, appToken: service.appToken, servicePid: service.pid };
   await appCall(stage, 'PUT', `/companies/${a.companyId}/webhook`, { url: slow.url('/a') });
-  console.log(`creating A's ${MAXIMAL_REPORTS} maximal reports`);
+  console.log("creating A's 40 maximal reports");
   const aMax = await createMaximalCompany(stage);
   const page = await fetch(`${stage.baseUrl}/reports?limit=20`, { headers: { 'x-api-key': b.key } });
   const ids = ((await page.json()) as { id: string }[]).map((r) => r.id);

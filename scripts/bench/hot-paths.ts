@@ -40,18 +40,13 @@ const RSS_BUDGET_MB = 150;
 type Target = 'bare' | 'service' | 'straightforward';
 type Headers = Record<string, string>;
 
-interface Case {
-  name: string;
-  requests: autocannon.Request[];
-  headers?: Headers;
-  /** Also driven against the straightforward implementation, right before or after the service. */
-  compared?: boolean;
-}
+/** A case; `compared`: also driven against the straightforward implementation, right before or after the service. */
+type Case = { name: string; requests: autocannon.Request[]; headers?: Headers; compared?: boolean };
 
 let counter = 0;
 
 /** A case of POST /reports/new: each request's body (and headers) as `next` makes them. */
-function postCase(name: string, headers: Record<string, string>, next: () => [object, Record<string, string>?]): Case {
+function postCase(name: string, headers: Headers, next: () => [object, Headers?]): Case {
   const setupRequest: NonNullable<autocannon.Request['setupRequest']> = (req) => {
     const [body, extra] = next();
     return { ...req, path: '/reports/new', body: JSON.stringify(body), headers: { ...req.headers, ...extra } };
@@ -148,10 +143,7 @@ function figures(rows: Row[], servicePeakMb: number) {
     targets[`${c.label} >= ${TIMES_STRAIGHTFORWARD} x straightforward`] = c.times >= TIMES_STRAIGHTFORWARD;
     if (c.bareGoal !== undefined) targets[`${c.label} >= ${c.bareGoal} x bare Express`] = c.ofBare >= c.bareGoal;
   }
-  const [list1k, list1M] = [
-    rowOf('service', 'GET /reports?limit=20 (1k)'),
-    rowOf('service', 'GET /reports?limit=20 (1M)'),
-  ];
+  const [list1k, list1M] = ['1k', '1M'].map((n) => rowOf('service', `GET /reports?limit=20 (${n})`));
   if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
@@ -160,17 +152,10 @@ function figures(rows: Row[], servicePeakMb: number) {
 
 function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
   const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'];
-  const fixed = (n: number, digits = 0) => n.toFixed(digits);
-  const lines = comparison.map((c) => [
-    c.label,
-    fixed(c.service),
-    fixed(c.straightforward),
-    fixed(c.times, 2),
-    fixed(c.ofBare, 2),
-  ]);
-  console.log(
-    `\n${formatTable(header, lines)}\n\nbare Express ${fixed(bareRps)} req/s; service peak RSS ${fixed(servicePeakMb)} MB`,
-  );
+  const lines = comparison.map((c) => [c.label, ...[c.service, c.straightforward].map((n) => n.toFixed(0))]);
+  lines.forEach((line, i) => line.push(comparison[i]!.times.toFixed(2), comparison[i]!.ofBare.toFixed(2)));
+  console.log(`\n${formatTable(header, lines)}\n`);
+  console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
   console.log(`machine: ${machine()}; every row in ${path.relative(process.cwd(), OUT) || OUT}`);
 }
