@@ -160,7 +160,7 @@ describe('comments (they explain, never narrate)', () => {
 
   it('tells a dead pointer from a live one', () => {
     expect(
-      deadPointersIn('(docs/decisions.md, "Writes in batches"), migration 16, `npm run bench:pair`'),
+      deadPointersIn('(docs/decisions.md, "Writes in batches"), migration 16, `npm run bench:fairness`'),
     ).to.deep.equal([]);
     expect(
       deadPointersIn('(docs/decisions.md, "No such paragraph"), docs/nowhere.md, migration 999, npm run nope'),

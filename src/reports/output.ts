@@ -7,7 +7,7 @@ import { ALL_FIELDS } from './fields.js';
  * sizes an object for its properties; a copy of an object, or properties added one by one, keep most of
  * them in a separate store). The response validator reads every property of every report of an answer,
  * each time the cache sends it: made as Object.assign({}, ...outputs), reports would cost that validation
- * several times as much, and fewer cached pages would be sent a second (`npm run bench:pair` measures it).
+ * several times as much, and fewer cached pages would be sent a second (`npm run bench` measures the reads).
  */
 const OUTPUT_SHAPE = JSON.stringify(
   Object.fromEntries(
