@@ -65,12 +65,14 @@ export async function rotateSecret(
 export interface WebhookTarget {
   url: string;
   secrets: string[];
+  /** Why the address is disabled ("" while active): background attempts skip it, a test delivery does not. */
+  disabledReason: string;
 }
 
-/** Where the company's webhook goes and the secrets in force; undefined without an address. */
+/** Where the company's webhook goes, the secrets in force and whether it is disabled; undefined without an address. */
 export async function findWebhookTarget(db: Queryable, companyId: string): Promise<WebhookTarget | undefined> {
   const { rows } = await db.query<WebhookTarget>(
-    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets
+    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS "disabledReason"
        FROM integrations i
       WHERE i.company_id = $1 AND i.revoked_at IS NULL AND i.webhook_url IS NOT NULL`,
     [companyId],
@@ -120,15 +122,10 @@ export type EventTarget = { url: string; secrets: string[] } | { refused: 'no_ad
 
 /** The company's webhook target for an attempt now (the address and secrets in force at this moment). */
 export async function eventTarget(db: Queryable, companyId: string): Promise<EventTarget> {
-  const { rows } = await db.query<{ url: string | null; secrets: string[]; disabled: string }>(
-    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS disabled
-       FROM integrations i WHERE i.company_id = $1 AND i.revoked_at IS NULL`,
-    [companyId],
-  );
-  const row = rows[0];
-  if (!row?.url || row.secrets.length === 0) return { refused: 'no_address', reason: 'no webhook address is set' };
-  if (row.disabled !== '') return { refused: 'disabled', reason: row.disabled };
-  return { url: row.url, secrets: row.secrets };
+  const target = await findWebhookTarget(db, companyId);
+  if (!target || target.secrets.length === 0) return { refused: 'no_address', reason: 'no webhook address is set' };
+  if (target.disabledReason !== '') return { refused: 'disabled', reason: target.disabledReason };
+  return { url: target.url, secrets: target.secrets };
 }
 
 /** The company's active integration as Settings > Integrations > REST API shows it. */
