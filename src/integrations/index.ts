@@ -8,6 +8,6 @@ export { DeliveryWorker } from './delivery-worker.js';
 export type { RetryPolicy } from './event-outcomes.js';
 export { sweepOldEvents } from './events.js';
 export { eventsRouter } from './events-routes.js';
-export { confirmKeyOnRefusal, requireApiKey } from './require-key.js';
+export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
 export { sandboxRouter } from './sandbox-routes.js';

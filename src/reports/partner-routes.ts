@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
@@ -10,14 +10,6 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
 import type { ReportReads } from './cache.js';
 import { pageLimit } from '../core/page-limit.js';
-
-/**
- * The partner requests whose only write is one that finds its API key at commit, or writes nothing and
- * answers "invalid API key" (write-statement.ts): POST /reports/new. Every other path of theirs that
- * answers without that write is a refusal (see requireApiKey's checkedAtCommit).
- */
-export const writesCheckTheirKey = (req: Request) =>
-  req.method === 'POST' && `${req.baseUrl}${req.path}` === '/reports/new';
 
 /** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
 export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportWriter): Router {
