@@ -23,3 +23,18 @@ export function buildProduction(): string[] {
   if (command !== 'node') throw new Error('package.json: "start:production" must be "node [options] dist/server.js"');
   return args;
 }
+
+/**
+ * Builds the benchmark's straightforward implementation as the service is built (esbuild, one ES module
+ * of its own code with its packages left as imports) into dist/bench/, and returns the node arguments
+ * that run it: the yardstick runs as deployed code, as the service does, not through tsx's loader.
+ */
+export function buildStraightforward(): string[] {
+  const outfile = 'dist/bench/straightforward/app.js';
+  const esbuild = path.join(ROOT, 'node_modules', '.bin', 'esbuild');
+  const args = ['scripts/bench/straightforward/app.ts', '--bundle', '--packages=external', '--platform=node'];
+  const flags = ['--format=esm', '--target=node20', `--outfile=${outfile}`, '--log-level=warning'];
+  const result = spawnSync(esbuild, [...args, ...flags], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`esbuild failed (exit ${result.status ?? result.signal}): ${result.stderr}`);
+  return [outfile];
+}

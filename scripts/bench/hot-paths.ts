@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { buildProduction } from '../production-build.js';
+import { buildProduction, buildStraightforward } from '../production-build.js';
 import { formatTable, machine, peakRssMb, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
 import { startServer, treeCpuSeconds } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   const processes = {
     service,
     bare: await startServer('bare', tsx('baseline.ts'), database.url, bareEnv, '/report'),
-    straightforward: await startServer('straightforward', tsx('straightforward/app.ts'), database.url, {}, '/auth'),
+    straightforward: await startServer('straightforward', buildStraightforward(), database.url, {}, '/auth'),
   };
   const cases = buildCases(smallHeaders, largeHeaders, large.inspectorEmail, ids, nextPath);
   const drive = (c: Case, t: Target) => run(c, t, processes[t].url, processes[t].pid, database.postmaster);
