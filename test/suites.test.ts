@@ -55,6 +55,7 @@ describe('test suites (the mocha configurations)', () => {
       [
         'bench',
         'contract',
+        'console',
         'core',
         'db',
         'integrations',
