@@ -12,6 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ASSETS: Record<string, string> = {
   'console.css': `${ROOT}src/console/assets/console.css`,
   'console.js': `${ROOT}src/console/assets/console.js`,
+  'favicon.svg': `${ROOT}src/console/assets/favicon.svg`,
   'htmx.min.js': createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'),
 };
 

@@ -15,6 +15,7 @@ export function Layout({ title, children }: { title: string; children?: Componen
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${title} · Inspection Report Intake`}</title>
+        <link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/console/assets/console.css" />
         <script src="/console/assets/htmx.min.js" defer />
         <script src="/console/assets/console.js" defer />

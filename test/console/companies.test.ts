@@ -37,7 +37,7 @@ describe('console: companies and their inspectors', () => {
     const seen = new Set<string>();
     let url: string | undefined = '/console/companies';
     while (url && [...made].some((id) => !seen.has(id))) {
-      const page = await consoleClient().get(url).set('Cookie', cookie).expect(200);
+      const page: { text: string } = await consoleClient().get(url).set('Cookie', cookie).expect(200);
       const ids = [...page.text.matchAll(/href="\/console\/companies\/([0-9a-f-]{36})"/g)].map((m) => m[1]!);
       expect(ids.length).to.be.within(1, 20);
       for (const id of ids) expect(seen.has(id), `${id} twice`).to.equal(false);
