@@ -5,6 +5,8 @@
  * - src/db: pool, migrations, change feed, notified cache, batcher.
  * - src/reports, src/integrations, src/companies: the product's components; each is used by the
  *   others only through its index.ts, and writes only its own tables (test/table-owners.test.ts).
+ * - src/console: the server-rendered console, a layer above the components: it uses them through their
+ *   index.ts, and only the composition (app.ts) mounts it.
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
  *   entry point through its index.ts; production never loads it.
  * - src/*.ts: composition (server.ts, the entry point; serving-process, app, config, cluster, error wording).
@@ -57,6 +59,20 @@ module.exports = {
       to: { path: `^src/${COMPONENTS}/`, pathNot: ['^src/$1/', `^src/${COMPONENTS}/index\\.ts$`] },
     },
     {
+      name: 'console-uses-components-through-their-index',
+      severity: 'error',
+      comment: "The console calls the same component functions the application API calls, through each one's index.ts.",
+      from: { path: '^src/console/' },
+      to: { path: `^src/${COMPONENTS}/`, pathNot: `^src/${COMPONENTS}/index\\.ts$` },
+    },
+    {
+      name: 'only-the-app-mounts-the-console',
+      severity: 'error',
+      comment: 'The console is the top layer: only src/app.ts mounts it; nothing else depends on its pages.',
+      from: { pathNot: '^src/(console/|app\\.ts$)' },
+      to: { path: '^src/console/' },
+    },
+    {
       name: 'scripts-use-components-through-their-index',
       severity: 'error',
       comment:
@@ -96,7 +112,7 @@ module.exports = {
       name: 'layers-never-import-composition',
       severity: 'error',
       comment: 'Only the composition (src/*.ts) wires things together; nothing below imports it.',
-      from: { path: `^src/(core|db|platform|local|${COMPONENTS})/` },
+      from: { path: `^src/(core|db|platform|local|console|${COMPONENTS})/` },
       to: { path: '^src/[^/]+\\.ts$', pathNot: '^src/api-types\\.ts$' },
     },
   ],

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Pool } from './db/pool.js';
 import { companiesRouter } from './companies/index.js';
+import { consoleRouter } from './console/index.js';
 import {
   authRouter,
   eventsRouter,
@@ -32,6 +33,9 @@ import { operationsRouter } from './platform/observability/operations.js';
 import { docsRouter } from './platform/http/docs.js';
 import { jsonOnce } from './platform/http/json-once.js';
 import { partnerLimits, type PartnerLimits } from './platform/limits/partner-limits.js';
+
+/** The console's sessions past their expiry go by the serving process's sweep. */
+export { sweepExpiredSessions } from './console/index.js';
 
 export interface AppDeps {
   db: Pool;
@@ -116,6 +120,9 @@ export function createApp({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
+  // The console answers HTML with headers of its own, its errors included: before anything of the API's.
+  const publishing = { notifier, policy: retryPolicy };
+  app.use('/console', consoleRouter({ db, logger, appToken, wording: ERROR_WORDING.fields, publishing, writes }));
   app.use(refuseUnmetExpectations);
 
   // The published partner document and its reference page: public, and not operations of the contract.
@@ -130,7 +137,6 @@ export function createApp({
   validators.set(app, validation);
 
   app.use(authRouter());
-  const publishing = { notifier, policy: retryPolicy };
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, publishing), eventsRouter(db));
   app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, publishing));
   const starting = () => (validation.building ? 'starting: the validators are being built' : undefined);

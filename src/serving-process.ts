@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createApp, warmUp } from './app.js';
+import { createApp, sweepExpiredSessions, warmUp } from './app.js';
 import type { Config } from './config.js';
 import { createPool, type Pool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
@@ -115,6 +115,8 @@ export async function startServingProcess(
   const reports = new ReportCache({ db, feed });
   const { admission, rateLimiter } = partnerLimits(config, db);
   const sweeper = sweepEvery(db, SWEEP_MS);
+  const sessionSweeper = setInterval(() => void sweepExpiredSessions(db).catch(() => undefined), SWEEP_MS);
+  sessionSweeper.unref();
   const { notifier, retryPolicy, worker, eventSweeper } = webhookDeliveries(config, db, logger);
   const app = createApp({
     db,
@@ -143,6 +145,7 @@ export async function startServingProcess(
     stop: (signal) => {
       sweeper.stop();
       clearInterval(eventSweeper);
+      clearInterval(sessionSweeper);
       return stopServingProcess(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
     },
   };

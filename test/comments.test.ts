@@ -110,7 +110,7 @@ export function deadPointersIn(comment: string): string[] {
 
 const sourceFiles = (readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[])
   .map((name) => path.posix.join('src', name.split(path.sep).join('/')))
-  .filter((name) => name.endsWith('.ts'))
+  .filter((name) => /\.tsx?$/.test(name))
   .sort();
 
 /** Each finding in src/ as "<file>:<line> <finding>". */

@@ -17,6 +17,7 @@ const main = config('test/mocharc.main.json');
 const slow = config('test/mocharc.slow.json');
 const pgbouncer = config('test/pgbouncer/mocharc.json');
 const bench = config('test/bench/mocharc.json');
+const browser = config('test/console/browser/mocharc.json');
 
 const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
   .filter((name) => name.endsWith('.test.ts'))
@@ -35,9 +36,22 @@ describe('test suites (the mocha configurations)', () => {
     expect(slow.spec).to.deep.equal(['test/**/*.slow.test.ts']);
     expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
     expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
-    expect(main.ignore).to.deep.equal(['test/pgbouncer/**', 'test/bench/**', 'test/**/*.slow.test.ts']);
+    expect(browser.spec).to.deep.equal(['test/console/browser/**/*.browser.test.ts']);
+    expect(main.ignore).to.deep.equal([
+      'test/pgbouncer/**',
+      'test/bench/**',
+      'test/**/*.slow.test.ts',
+      'test/**/*.browser.test.ts',
+    ]);
     const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n');
-    for (const run of ['npm test', 'npm run test:slow', 'npm run test:bench', 'npm run test:pgbouncer']) {
+    const runs = [
+      'npm test',
+      'npm run test:slow',
+      'npm run test:bench',
+      'npm run test:browser',
+      'npm run test:pgbouncer',
+    ];
+    for (const run of runs) {
       expect(ci, `.ci/run: ${run}`).to.include(run);
     }
   });
@@ -55,6 +69,7 @@ describe('test suites (the mocha configurations)', () => {
       [
         'bench',
         'contract',
+        'console',
         'core',
         'db',
         'integrations',

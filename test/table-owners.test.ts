@@ -16,6 +16,8 @@ const OWNERS: Record<string, string[]> = {
   'src/reports': ['reports', 'idempotency_keys'],
   'src/integrations': ['integrations', 'api_keys', 'webhook_deliveries', 'webhook_events'],
   'src/companies': ['companies', 'users'],
+  // The console's sign-ins: the console's own state, no component's data.
+  'src/console': ['console_sessions'],
   // The rate limiter's shared counts per API key and minute: the limiter's state, no component's data.
   'src/platform/limits': ['rate_limit_counts'],
 };
@@ -49,7 +51,7 @@ function tablesWritten(file: string, source: string): string[] {
 
 const sourceFiles = (readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[])
   .map((name) => path.posix.join('src', name.split(path.sep).join('/')))
-  .filter((name) => name.endsWith('.ts') && !name.startsWith('src/db/'))
+  .filter((name) => /\.tsx?$/.test(name) && !name.startsWith('src/db/'))
   .sort();
 
 const ownerOf = (file: string) => Object.keys(OWNERS).find((folder) => file.startsWith(`${folder}/`));

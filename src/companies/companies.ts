@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import type { Company, User } from '../api-types.js';
+import { conflict } from '../core/errors.js';
+import { quoted } from '../core/quoted.js';
 
 export async function createCompany(db: Queryable, name: string): Promise<Company> {
   const { rows } = await db.query<Company>('INSERT INTO companies (name) VALUES ($1) RETURNING id, name', [name]);
@@ -20,6 +22,13 @@ export async function addUser(
     [companyId, name, email],
   );
   return rows[0];
+}
+
+/** Adds an inspector as the application's API and console do: a second user with the e-mail is a 409. */
+export async function addInspector(db: Queryable, companyId: string, name: string, email: string): Promise<User> {
+  const user = await addUser(db, companyId, name, email);
+  if (!user) throw conflict(`the company already has a user with e-mail ${quoted(email)}`);
+  return user;
 }
 
 export async function companyExists(db: Queryable, companyId: string): Promise<boolean> {

@@ -1,10 +1,9 @@
 import { Router, type Response } from 'express';
 import type { Company, CompanyInput, User, UserInput } from '../api-types.js';
-import { conflict, notFound } from '../core/errors.js';
+import { notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
-import { quoted } from '../core/quoted.js';
 import type { Pool } from '../db/pool.js';
-import { addUser, companyExists, createCompany } from './companies.js';
+import { addInspector, companyExists, createCompany } from './companies.js';
 import { companyNotFound } from './company-error-wording.js';
 
 /** The application's path of one company; every route under it answers 404 for an unknown company. */
@@ -32,9 +31,7 @@ export function companiesRouter(db: Pool): Router {
 
   router.post(`${COMPANY}/users`, async (req, res: Response<User>) => {
     const { name, email } = req.body as UserInput;
-    const user = await addUser(db, req.params.companyId!, name, email);
-    if (!user) throw conflict(`the company already has a user with e-mail ${quoted(email)}`);
-    res.status(201).json(user);
+    res.status(201).json(await addInspector(db, req.params.companyId!, name, email));
   });
 
   return router;

@@ -1,0 +1,66 @@
+import type { Router } from 'express';
+import type { Company, CompanyInput } from '../api-types.js';
+import { createCompany, listCompanies } from '../companies/index.js';
+import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
+import type { PageDeps } from './deps.js';
+import { CsrfField, Field, FormError, formValues } from './form.js';
+import { Layout } from './layout.js';
+import { render } from './render.js';
+import type { FieldErrors } from './schema-check.js';
+
+interface CompaniesProps {
+  companies: Company[];
+  next?: string;
+  values?: Record<string, string>;
+  errors?: FieldErrors;
+}
+
+function CompaniesPage({ companies, next, values, errors }: CompaniesProps) {
+  return (
+    <Layout title="Companies">
+      <form method="post" action="/console/companies">
+        <h2>New company</h2>
+        <CsrfField />
+        <FormError errors={errors} />
+        <Field form="company" name="name" label="Name" value={values?.name} errors={errors} />
+        <button type="submit">Create company</button>
+      </form>
+      <h2>All companies</h2>
+      {companies.length === 0 ? (
+        <p>No companies yet.</p>
+      ) : (
+        <ul>
+          {companies.map((company) => (
+            <li key={company.id}>
+              <a href={`/console/companies/${company.id}`}>{company.name}</a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {next && (
+        <p>
+          <a href={`/console/companies?after=${next}`}>Older companies</a>
+        </p>
+      )}
+    </Layout>
+  );
+}
+
+/** GET /console/companies (newest first, a page at a time) and POST /console/companies ("Create company"). */
+export function companyPages(router: Router, { db, forms }: PageDeps): void {
+  const page = (after: unknown) =>
+    listCompanies(db, { limit: DEFAULT_PAGE_LIMIT, after: typeof after === 'string' ? after : undefined });
+
+  router.get('/companies', async (req, res) => {
+    render(res, 200, <CompaniesPage {...await page(req.query.after)} />);
+  });
+
+  router.post('/companies', async (req, res) => {
+    const result = await forms.act<CompanyInput, Company>('CompanyInput', req.body, ({ name }) =>
+      createCompany(db, name),
+    );
+    if ('value' in result) return res.redirect(303, `/console/companies/${result.value.id}`);
+    const props = { ...(await page(undefined)), values: formValues(req.body), errors: result.errors };
+    render(res, result.status, <CompaniesPage {...props} />);
+  });
+}

@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import { refuse } from '../core/errors.js';
+import { sameSecret } from '../platform/http/app-token.js';
+
+/** The one path that changes state without a session (there is no token before signing in). */
+const SIGN_IN = '/sign-in';
+
+/**
+ * Refuses every request that may change something (any method but GET and HEAD) unless it comes from
+ * a page of this origin: a present Origin must be this origin, `Sec-Fetch-Site: cross-site` is refused,
+ * and the form's `_csrf` must equal the session's token (compared in constant time). Under the pages'
+ * `Referrer-Policy: no-referrer` a browser sends `Origin: null` with their own forms, so "null" passes
+ * only beside `Sec-Fetch-Site: same-origin`. SameSite=Strict
+ * alone is not enough: older browsers ignore it, and a sibling subdomain is the same site.
+ * Runs after the session is read and the form parsed, before any handler.
+ */
+export const csrfProtection: RequestHandler = (req, res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD') return next();
+  if (req.get('sec-fetch-site') === 'cross-site') throw refuse.forbidden('the request came from another site');
+  const origin = req.get('origin');
+  const ownPage = origin === 'null' && req.get('sec-fetch-site') === 'same-origin';
+  if (origin !== undefined && origin !== `${req.protocol}://${req.host}` && !ownPage)
+    throw refuse.forbidden('the request came from another origin');
+  if (req.path === SIGN_IN && req.method === 'POST') return next();
+  const expected = (res.locals as { csrf?: string }).csrf;
+  const sent = (req.body as { _csrf?: unknown } | undefined)?._csrf;
+  if (expected === undefined || typeof sent !== 'string' || !sameSecret(sent, expected))
+    throw refuse.forbidden('the form is out of date or not from this console: open the page again');
+  next();
+};

@@ -1,0 +1,52 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpError, notFound } from '../core/errors.js';
+import type { Logger } from '../platform/observability/logger.js';
+import { requestLog } from '../platform/observability/request-log.js';
+import { routeTemplate } from '../platform/http/route-template.js';
+import { Layout } from './layout.js';
+import { render } from './render.js';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  403: 'Refused',
+  404: 'Not found',
+  413: 'Too large',
+  415: 'Not a form',
+};
+
+/** An error as a page: its title, and a message that says what happened (never a stack). */
+function ErrorPage({ status, message }: { status: number; message: string }) {
+  return (
+    <Layout title={TITLES[status] ?? 'Something went wrong'}>
+      <p>{message}</p>
+      <p>
+        <a href="/console">Back to the console</a>
+      </p>
+    </Layout>
+  );
+}
+
+export const notFoundPage: RequestHandler = () => {
+  throw notFound('there is no such page');
+};
+
+/** The message of a refusal from body-parser (http-errors: `expose` marks one meant for the client). */
+function clientError(err: unknown): { status: number; message: string } | undefined {
+  if (err instanceof HttpError) return err.status < 500 ? err : undefined;
+  const e = err as { status?: unknown; expose?: unknown; type?: unknown };
+  if (typeof e.status !== 'number' || e.expose !== true) return undefined;
+  if (e.type === 'entity.too.large') return { status: 413, message: 'the form is larger than a form may be' };
+  return { status: e.status, message: 'the form could not be read' };
+}
+
+/** Every error under /console as an HTML page with the console's headers; a 500 is logged, its details never shown. */
+export function errorPages(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const refusal = clientError(err);
+    if (!refusal)
+      (requestLog(req) ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
+    if (res.headersSent) return void res.destroy();
+    const { status, message } = refusal ?? { status: 500, message: 'something went wrong on our side' };
+    render(res, status, <ErrorPage status={status} message={message} />);
+  };
+}

@@ -1,0 +1,4 @@
+/** The server-rendered console at /console: pages over the components' own functions (see pages.ts). */
+export { consoleRouter } from './router.js';
+export type { ConsoleDeps } from './deps.js';
+export { sweepExpiredSessions } from './sessions.js';

@@ -1,0 +1,12 @@
+import { companyPages } from './companies-page.js';
+import { companyPage } from './company-page.js';
+import type { PageRoutes } from './deps.js';
+
+/**
+ * The console's signed-in pages. A new page is a module `(router, deps) => void` added here: it
+ * registers GET routes that render(res, status, <Page/>) inside <Layout>, and POST actions that run
+ * `deps.forms.act(schema, req.body, action, fieldOf)` then answer 303 to a GET page, or render the page
+ * again with the refusal's status and field errors. The router has already checked the session and the
+ * CSRF token of every POST (each form carries <CsrfField/>) and found `:companyId` (companyOf).
+ */
+export const PAGES: PageRoutes[] = [companyPages, companyPage];

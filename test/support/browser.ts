@@ -1,0 +1,90 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Express } from 'express';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's chromium package: never a downloaded browser. */
+const CHROMIUM = '/usr/bin/chromium';
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface BrowserSession {
+  page: Page;
+  /** The server's origin (http://127.0.0.1:<port>). */
+  origin: string;
+  /** Every dialog a page opened (alert, confirm, prompt): a hostile value that ran would open one. */
+  dialogs: string[];
+  /** Every request to a host other than 127.0.0.1: a hostile value that loaded something would make one. */
+  foreignRequests: string[];
+  /** The browser console's errors (a CSP violation among them), but for a status of a page's own answer. */
+  consoleErrors: string[];
+  /** Every script, style or image that failed to load ("<status> <url>"); a page itself may answer 4xx. */
+  failedAssets: string[];
+  close(): Promise<void>;
+}
+
+/** The app served on 127.0.0.1, and chromium with a new empty profile on a page bound to it. */
+export async function openBrowser(app: Express): Promise<BrowserSession> {
+  const server: Server = createServer(app).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const profile = await mkdtemp(path.join(tmpdir(), 'console-browser-'));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: FLAGS,
+      headless: true,
+      baseURL: origin,
+    });
+  } catch (err) {
+    server.close();
+    await rm(profile, { recursive: true, force: true });
+    throw err;
+  }
+  const session: BrowserSession = {
+    page: context.pages()[0] ?? (await context.newPage()),
+    origin,
+    dialogs: [],
+    foreignRequests: [],
+    consoleErrors: [],
+    failedAssets: [],
+    close: async () => {
+      await context.close();
+      server.closeAllConnections();
+      server.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+  context.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol !== 'data:' && url.hostname !== '127.0.0.1') session.foreignRequests.push(request.url());
+  });
+  session.page.on('dialog', (dialog) => {
+    session.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  context.on('response', (response) => {
+    if (response.status() >= 400 && response.request().resourceType() !== 'document')
+      session.failedAssets.push(`${response.status()} ${response.url()}`);
+  });
+  session.page.on('console', (message) => {
+    // The browser reports each 4xx answer as an error: a page's own refusal (401, 409) is no fault.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      session.consoleErrors.push(message.text());
+  });
+  return session;
+}

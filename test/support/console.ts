@@ -1,0 +1,30 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { app, APP_TOKEN, pool } from './harness.js';
+
+/**
+ * The console through HTTP. Its pages are no operations of openapi.yaml, so they are requested with
+ * plain supertest (harness.api() checks answers against the document).
+ */
+export const consoleClient = (target: Express = app()) => request(target);
+
+/** The CSRF token of a page's forms. */
+export function csrfIn(html: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error('the page has no CSRF field');
+  return match[1]!;
+}
+
+/** Signs in with the application token: the session cookie (name=value) and the session's CSRF token. */
+export async function signIn(target: Express = app()): Promise<{ cookie: string; csrf: string }> {
+  const res = await consoleClient(target).post('/console/sign-in').type('form').send({ token: APP_TOKEN }).expect(303);
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+  const page = await consoleClient(target).get('/console/companies').set('Cookie', cookie).expect(200);
+  return { cookie, csrf: csrfIn(page.text) };
+}
+
+/** How many companies have this name (what a refused form must leave unchanged). */
+export async function companiesNamed(name: string): Promise<number> {
+  const { rows } = await pool().query<{ n: string }>('SELECT count(*) AS n FROM companies WHERE name = $1', [name]);
+  return Number(rows[0]!.n);
+}
