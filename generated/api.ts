@@ -62,8 +62,8 @@ export interface paths {
          *     and send the same key with each retry: within 24 hours, the same key with the same body answers
          *     exactly what the first request answered (status and body; a 400, or a 409 for a published report,
          *     included) and changes nothing, before any other rule: a full sandbox, say, still answers the
-         *     report the key made. A revoked API key gets only its 400 `invalid API key`, which is not kept: the
-         *     retry with a valid key is written. The same key with another body is refused (422). An answer that
+         *     report the key made. A revoked API key never gets a kept answer: its 400 `invalid API key` comes
+         *     first, and is not kept: the retry with a valid key is written. The same key with another body is refused (422). An answer that
          *     asks you to retry later is not kept either (429, 503, a 409 for a report being published or a full
          *     sandbox): the retry with the same key runs anew. A retry sent while the first request is
          *     still being answered gets 409 (wait, then retry) when it reaches the same server as the first; one

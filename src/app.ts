@@ -12,7 +12,13 @@ import {
   type Notifier,
   type RetryPolicy,
 } from './integrations/index.js';
-import { applicationReportsRouter, reportsRouter, type ReportReads, type ReportWriter } from './reports/index.js';
+import {
+  applicationReportsRouter,
+  reportsRouter,
+  writesCheckTheirKey,
+  type ReportReads,
+  type ReportWriter,
+} from './reports/index.js';
 import { ERROR_WORDING } from './error-wording.js';
 import { errorHandler, unknownRoute } from './platform/http/error-handler.js';
 import type { Logger } from './platform/observability/logger.js';
@@ -128,7 +134,11 @@ export function createApp({
   // The published partner document and its reference page: public, and not operations of the contract.
   app.use(docsRouter({ publicBaseUrl }));
   app.use(noStore);
-  app.use(['/auth', '/reports', '/sandbox', '/events'], requireApiKey(apiKeys), partnerLimits(limits));
+  app.use(
+    ['/auth', '/reports', '/sandbox', '/events'],
+    requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
+    partnerLimits(limits),
+  );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectNulCharacters);

@@ -89,6 +89,16 @@ export class NotifiedCache<V> {
     return found ? (found.value as T) : this.read(key, lookup);
   }
 
+  /**
+   * The value of a fresh entry at key without waiting for the barrier: it may be one a change committed
+   * a moment ago made untrue, not yet delivered. Only for a caller whose answer the database confirms
+   * anyway (a write whose statement checks the key it was sent with); undefined when nothing fresh is kept.
+   */
+  unconfirmed(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.expiresAt > Date.now() ? entry.value : undefined;
+  }
+
   /** Whether the cache can vouch for its entries now (its feed listens). */
   get listening(): boolean {
     return this.feed.listening;

@@ -8,6 +8,12 @@ import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
 export interface KeyAuthenticator {
   /** `since`: when the request arrived (performance.now()); revocations committed before it count. */
   authenticate(key: string, since?: number): Promise<KeyPrincipal | undefined>;
+  /**
+   * The principal of a key this process holds as valid, at once: a revocation committed a moment ago
+   * may not have been heard yet. Only for a request whose write finds its key at commit or writes
+   * nothing (see requireApiKey); undefined when the key is not held as valid.
+   */
+  heldValid?(key: string): KeyPrincipal | undefined;
 }
 
 /** No cache: one database round trip per request (what the cache falls back to). */
@@ -80,6 +86,10 @@ export class ApiKeyCache implements KeyAuthenticator {
       keep: (value: KeyPrincipal | undefined) => ({ value, group: value ? KNOWN : UNKNOWN, size: 1 }),
     };
     return this.cache.get(hash, lookup, since);
+  }
+
+  heldValid(key: string): KeyPrincipal | undefined {
+    return this.cache.unconfirmed(hashKey(key).toString('hex'));
   }
 
   /** Whether the cache can currently vouch for its entries (for tests and health). */

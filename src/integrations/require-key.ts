@@ -1,19 +1,29 @@
 import { performance } from 'node:perf_hooks';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { badRequest, refuse } from '../core/errors.js';
 import { setPrincipal } from '../core/request-context.js';
 import type { KeyAuthenticator } from './api-key-cache.js';
 import { isIssuedKeyShape } from './api-keys.js';
 
+export interface RequireKeyOptions {
+  /**
+   * Requests whose key is decided by their own write: a statement that finds the key at commit or
+   * writes nothing and answers "invalid API key" (POST /reports/new, reports/write-statement.ts). For
+   * them a key this process holds as valid only names the company, at once: waiting for the change
+   * feed's barrier would decide again what the statement decides at commit. Whatever they answer before
+   * that statement (the body's shape, a header, a limit) holds no data of the company's.
+   */
+  checkedAtCommit?: (req: Request) => boolean;
+}
+
 /**
- * Requires a valid X-API-KEY: the one place that decides whether a partner request's key is valid.
- * `keys` counts every revocation committed before the request arrived (an ApiKeyCache waits for its
- * change feed's barrier). A key revoked later, while the request is being served, is refused by the
- * write it would make: a create's statement finds its key at commit (FOR KEY SHARE) or writes nothing.
- * The description asks for 400 (not 401) for a missing or invalid key, so this runs before the OpenAPI
- * validator, whose own security check would answer 401.
+ * Requires a valid X-API-KEY: where a partner request's key is decided, for every request but those
+ * decided by their own write (checkedAtCommit). `keys` counts every revocation committed before the
+ * request arrived (an ApiKeyCache waits for its change feed's barrier). The description asks for 400
+ * (not 401) for a missing or invalid key, so this runs before the OpenAPI validator, whose own security
+ * check would answer 401.
  */
-export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
+export function requireApiKey(keys: KeyAuthenticator, { checkedAtCommit }: RequireKeyOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('x-api-key');
     if (header === undefined || header.trim() === '') throw badRequest('missing X-API-KEY header');
@@ -22,7 +32,8 @@ export function requireApiKey(keys: KeyAuthenticator): RequestHandler {
     // A key of another shape (a typo, garbage, a flood of random strings) costs no lookup and no entry
     // in the key cache.
     if (!isIssuedKeyShape(key)) throw refuse.invalidKey();
-    const principal = await keys.authenticate(key, since);
+    const held = checkedAtCommit?.(req) ? keys.heldValid?.(key) : undefined;
+    const principal = held ?? (await keys.authenticate(key, since));
     if (!principal) throw refuse.invalidKey();
     setPrincipal(req, principal, since);
     // Every answer to an accepted key says which world it came from (a test key in production shows in logs).

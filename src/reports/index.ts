@@ -1,7 +1,7 @@
 /** The reports component, as the app and the other components may use it. */
 export { applicationReportsRouter } from './application-routes.js';
 export { databaseReports, ReportCache, type ReportReads } from './cache.js';
-export { reportsRouter } from './partner-routes.js';
+export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';
 export { findForCompany } from './read.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
 export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';

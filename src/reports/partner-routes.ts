@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { badRequest, notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
@@ -10,6 +10,15 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
 import type { ReportReads } from './cache.js';
 import { pageLimit } from '../core/page-limit.js';
+
+/**
+ * The partner requests whose key their own write decides: POST /reports/new, whose statement finds its
+ * API key at commit or writes nothing and answers "invalid API key" before anything else
+ * (write-statement.ts, write.ts). requireApiKey takes a key held as valid for them at once (its
+ * checkedAtCommit); what they answer before the statement (the body's shape, a header) holds no data.
+ */
+export const writesCheckTheirKey = (req: Request) =>
+  req.method === 'POST' && `${req.baseUrl}${req.path}` === '/reports/new';
 
 /** The partner API's reports: writes go to `writes` (batched), reads to `reads` (a ReportCache in servers). */
 export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportWriter): Router {
