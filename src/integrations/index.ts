@@ -20,4 +20,4 @@ export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
 export { sandboxRouter } from './sandbox-routes.js';
 export { readIntegration } from './settings.js';
-export { sendTestDelivery } from './test-delivery.js';
+export { noWebhookAddress, sendTestDelivery } from './test-delivery.js';
