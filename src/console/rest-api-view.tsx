@@ -77,7 +77,7 @@ export function KeysSection({ company, live, newKey, keyErrors }: PageProps) {
       <form method="post" action={`${path}/api-keys`}>
         <CsrfField />
         <FormError errors={keyErrors} />
-        <fieldset>
+        <fieldset aria-describedby={keyErrors?.mode ? 'key-mode-error' : undefined}>
           <legend>Mode</legend>
           <label>
             <input type="radio" name="mode" value="live" checked /> Live
@@ -85,6 +85,11 @@ export function KeysSection({ company, live, newKey, keyErrors }: PageProps) {
           <label>
             <input type="radio" name="mode" value="test" /> Test (sandbox)
           </label>
+          {keyErrors?.mode && (
+            <p id="key-mode-error" class="field-error">
+              {keyErrors.mode}
+            </p>
+          )}
         </fieldset>
         <button type="submit">Generate API Key</button>
       </form>
