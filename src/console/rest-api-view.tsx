@@ -4,7 +4,7 @@ import type { FieldErrors } from './schema-check.js';
 
 /** The attempts the page lists: the API's largest page (the delivery log has no cursor to page on). */
 export const DELIVERIES_SHOWN = 100;
-/** A receiver's answer is untrusted text: the list shows its start, as the log keeps at most 1 KiB of it. */
+/** A receiver's answer is untrusted text: the list shows only its start, the test's outcome all the log keeps. */
 export const EXCERPT_SHOWN = 200;
 
 export type World = 'live' | 'sandbox';
