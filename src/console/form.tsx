@@ -11,7 +11,7 @@ interface FieldProps {
   form: string;
   name: string;
   label: string;
-  type?: 'text' | 'email' | 'password' | 'url';
+  type?: 'text' | 'email' | 'password' | 'url' | 'datetime-local';
   value?: string;
   errors?: FieldErrors;
   autocomplete?: string;

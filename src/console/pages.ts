@@ -1,6 +1,7 @@
 import { companyPages } from './companies-page.js';
 import { companyPage } from './company-page.js';
 import type { PageRoutes } from './deps.js';
+import { restApiPage } from './rest-api-page.js';
 
 /**
  * The console's signed-in pages. A new page is a module `(router, deps) => void` added here: it
@@ -9,4 +10,4 @@ import type { PageRoutes } from './deps.js';
  * again with the refusal's status and field errors. The router has already checked the session and the
  * CSRF token of every POST (each form carries <CsrfField/>) and found `:companyId` (companyOf).
  */
-export const PAGES: PageRoutes[] = [companyPages, companyPage];
+export const PAGES: PageRoutes[] = [companyPages, companyPage, restApiPage];

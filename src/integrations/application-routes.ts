@@ -17,18 +17,14 @@ import { reportNotFound } from '../reports/index.js';
 import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
-import { createKey, listKeys, revokeIntegration, revokeKey } from './api-keys.js';
+import { createKey, listKeys, revokeIntegration } from './api-keys.js';
 import { listDeliveries } from './deliveries.js';
 import type { Notifier } from './notifier.js';
 import { publishReport, type PublishDelivery } from './publish.js';
 import { applicationEventsRoutes } from './events-routes.js';
-import { readIntegration, rotateSecret, setWebhook } from './settings.js';
-import { newWebhookSecret } from './signing.js';
-import { keyNotFound } from './integration-error-wording.js';
-import { noWebhookAddress, sendTestDelivery } from './test-delivery.js';
-
-/** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
-const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+import { revokeCompanyKey, rotateWebhookSecret, saveWebhook } from './integration-actions.js';
+import { readIntegration } from './settings.js';
+import { sendTestDelivery } from './test-delivery.js';
 
 /**
  * The application's side of a company's REST API integration (x-internal in openapi.yaml; requireAppToken
@@ -69,8 +65,7 @@ function keyRoutes(router: Router, db: Pool): void {
   });
 
   router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
-    if (!(await revokeKey(db, req.params.companyId!, req.params.keyId!)))
-      throw notFound(keyNotFound(req.params.keyId!));
+    await revokeCompanyKey(db, req.params.companyId!, req.params.keyId!);
     res.status(204).end();
   });
 }
@@ -83,7 +78,7 @@ const itself: Owner = async (_db, companyId) => companyId;
 function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner, whose: string): void {
   router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
     const { url } = req.body as WebhookInput;
-    res.json(await setWebhook(db, await owner(db, req.params.companyId!), url, newWebhookSecret()));
+    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url));
   });
 
   router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {
@@ -92,14 +87,7 @@ function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: strin
 
   router.post(`${COMPANY}/${path}/secret`, async (req, res: Response<SecretRotation>) => {
     const { overlapSeconds } = (req.body ?? {}) as SecretRotationInput;
-    const rotated = await rotateSecret(
-      db,
-      await owner(db, req.params.companyId!),
-      newWebhookSecret(),
-      overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
-    );
-    if (!rotated) throw noWebhookAddress(whose);
-    res.json(rotated);
+    res.json(await rotateWebhookSecret(db, await owner(db, req.params.companyId!), whose, overlapSeconds));
   });
 }
 

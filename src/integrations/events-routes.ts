@@ -1,21 +1,19 @@
 import { Router, type Request, type Response } from 'express';
 import type { Event, ListEventsQuery, RecoverInput, RecoverResult } from '../api-types.js';
 import { COMPANY } from '../companies/index.js';
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import { quoted } from '../core/quoted.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
-import { findEvent, listEvents, recoverEvents, redeliverEvent } from './events.js';
-import { eventTarget } from './settings.js';
+import { findEvent, listEvents } from './events.js';
+import { eventNotFound, recoverFailedEvents, redeliverCompanyEvent } from './integration-actions.js';
 
 /**
  * The events feed and redelivery: the partner's (`/events`, the key's company and world) and the
  * application's (`/internal/companies/{companyId}/events…`, the company's live events), one
  * implementation of each action behind both.
  */
-
-const eventNotFound = (id: string) => `event ${quoted(id)} not found`;
 
 /** A page of the company's feed, with the next page's Link when more events follow. */
 async function sendPage(db: Pool, companyId: string, req: Request, res: Response<Event[]>, path: string) {
@@ -29,21 +27,9 @@ async function sendPage(db: Pool, companyId: string, req: Request, res: Response
   res.json(page.events);
 }
 
-/** One attempt of the event now: 404 without it, 409 while there is no address to send it to. */
+/** One attempt of the event now (202), as the partner and the application ask for it alike. */
 async function redeliver(db: Pool, companyId: string, eventId: string, res: Response<Event>) {
-  if (!(await findEvent(db, companyId, eventId))) throw notFound(eventNotFound(eventId));
-  await refuseWithoutAddress(db, companyId, 'redeliver');
-  res.status(202).json((await redeliverEvent(db, companyId, eventId))!);
-}
-
-async function refuseWithoutAddress(db: Pool, companyId: string, then: string): Promise<void> {
-  const target = await eventTarget(db, companyId);
-  if (!('refused' in target)) return;
-  throw conflict(
-    target.refused === 'no_address'
-      ? `no webhook address is set: set one, then ${then}`
-      : `the webhook address is disabled (${target.reason}): set it again, then ${then}`,
-  );
+  res.status(202).json(await redeliverCompanyEvent(db, companyId, eventId));
 }
 
 /** The partner's feed: the key's company (a test key's sandbox). */
@@ -74,9 +60,8 @@ export function applicationEventsRoutes(router: Router, db: Pool): void {
 
   router.post(`${COMPANY}/events/redeliver`, async (req, res: Response<RecoverResult>) => {
     const companyId = req.params.companyId!;
-    await refuseWithoutAddress(db, companyId, 'recover');
     const since = new Date((req.body as RecoverInput).since);
-    res.status(202).json({ queued: await recoverEvents(db, companyId, since) });
+    res.status(202).json({ queued: await recoverFailedEvents(db, companyId, since) });
   });
 
   router.post(`${COMPANY}/events/:eventId/redeliver`, (req, res: Response<Event>) =>

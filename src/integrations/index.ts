@@ -1,6 +1,14 @@
 /** The integrations component (API keys, webhook settings and deliveries, publishing), as the app uses it. */
 export { ApiKeyCache, type KeyAuthenticator } from './api-key-cache.js';
-export { createKey } from './api-keys.js';
+export { createKey, revokeIntegration } from './api-keys.js';
+export { listDeliveries } from './deliveries.js';
+export {
+  recoverFailedEvents,
+  redeliverCompanyEvent,
+  revokeCompanyKey,
+  rotateWebhookSecret,
+  saveWebhook,
+} from './integration-actions.js';
 export { integrationsRouter } from './application-routes.js';
 export { authRouter } from './auth-route.js';
 export { createNotifier, type Notifier } from './notifier.js';
@@ -11,3 +19,5 @@ export { eventsRouter } from './events-routes.js';
 export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
 export { sandboxRouter } from './sandbox-routes.js';
+export { readIntegration } from './settings.js';
+export { noWebhookAddress, sendTestDelivery } from './test-delivery.js';

@@ -1,0 +1,184 @@
+import type { Request, Response, Router } from 'express';
+import type { Company, CreatedKey, RecoverInput, SecretRotationInput, WebhookInput } from '../api-types.js';
+import { existingSandbox, sandboxOf } from '../companies/index.js';
+import { HttpError } from '../core/errors.js';
+import {
+  createKey,
+  listDeliveries,
+  noWebhookAddress,
+  readIntegration,
+  recoverFailedEvents,
+  redeliverCompanyEvent,
+  revokeCompanyKey,
+  revokeIntegration,
+  rotateWebhookSecret,
+  saveWebhook,
+  sendTestDelivery,
+} from '../integrations/index.js';
+import { companyOf } from './company-param.js';
+import type { PageDeps } from './deps.js';
+import { formValues } from './form.js';
+import { render } from './render.js';
+import { RestApiPage, RevokePage } from './rest-api-sections.js';
+import { base, DELIVERIES_SHOWN, WHOSE, type PageState, type WebhookState, type World } from './rest-api-view.js';
+import type { Refused } from './schema-check.js';
+
+const PATH = '/companies/:companyId/integrations/rest-api';
+
+/** A bodiless action's refusal (an HttpError below 500) as the form's error, with its status. */
+async function refusalOf(action: () => Promise<unknown>): Promise<Refused | undefined> {
+  try {
+    await action();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    return { status: err.status, errors: { '': err.message } };
+  }
+}
+
+/**
+ * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
+ * a zone; anything else goes to the schema check as typed, to be refused in the API's words.
+ */
+const sinceOf = (since: unknown) =>
+  typeof since === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since)
+    ? `${since.length === 16 ? `${since}:00` : since}Z`
+    : since;
+
+type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
+
+/**
+ * Settings > Integrations > REST API: keys, the live and sandbox webhooks, recent deliveries and their
+ * redelivery, revoking the integration; each action the application API's own function, a success
+ * answered 303 to the page unless it shows something once (a new key, a secret) or an outcome.
+ */
+export function restApiPage(router: Router, deps: PageDeps): void {
+  const { db } = deps;
+  const show: Show = async (res, status, state = {}) => {
+    const company = companyOf(res.locals);
+    const sandboxId = await existingSandbox(db, company.id);
+    const [live, sandbox, deliveries] = await Promise.all([
+      readIntegration(db, company.id),
+      sandboxId ? readIntegration(db, sandboxId) : undefined,
+      listDeliveries(db, company.id, DELIVERIES_SHOWN),
+    ]);
+    render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, ...state }} />);
+  };
+
+  router.get(PATH, (_req, res) => show(res, 200));
+  keyRoutes(router, deps, show);
+  for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
+  eventRoutes(router, deps, show);
+
+  router.get(`${PATH}/revoke`, async (_req, res) => {
+    const company = companyOf(res.locals);
+    const { keys } = await readIntegration(db, company.id);
+    render(res, 200, <RevokePage company={company} keys={keys.length} />);
+  });
+
+  router.post(`${PATH}/revoke`, async (_req, res) => {
+    await revokeIntegration(db, companyOf(res.locals).id);
+    res.redirect(303, base(companyOf(res.locals).id));
+  });
+}
+
+/** "Generate API Key" (the new key shown once, from the POST's own answer) and each key's "Revoke". */
+function keyRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
+  router.post(`${PATH}/api-keys`, async (req, res) => {
+    const company = companyOf(res.locals);
+    const result = await forms.act<{ mode?: 'live' | 'test' }, CreatedKey>('ApiKeyInput', req.body, ({ mode }) =>
+      createKey(db, company.id, mode),
+    );
+    if ('value' in result) return show(res, 201, { newKey: result.value });
+    await show(res, result.status, { keyErrors: result.errors });
+  });
+
+  router.post(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
+    const company = companyOf(res.locals);
+    const refused = await refusalOf(() => revokeCompanyKey(db, company.id, req.params.keyId!));
+    if (!refused) return res.redirect(303, base(company.id));
+    await show(res, refused.status, { keyErrors: refused.errors });
+  });
+}
+
+/** "Save", "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
+function webhookRoutes(router: Router, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
+  const path = `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
+  const showWith = (res: Response, status: number, state: WebhookState) =>
+    show(res, status, { webhook: { [world]: state } });
+  const ownerOf = async (company: Company) => (world === 'live' ? company.id : sandboxOf(db, company.id));
+
+  router.post(path, async (req, res) => {
+    const company = companyOf(res.locals);
+    const result = await forms.act<WebhookInput, unknown>(
+      'WebhookInput',
+      req.body,
+      async ({ url }) => saveWebhook(db, await ownerOf(company), url),
+      () => 'url',
+    );
+    if ('value' in result) return res.redirect(303, base(company.id));
+    await showWith(res, result.status, { values: formValues(req.body), errors: result.errors });
+  });
+
+  // The secret is shown on this answer only (a POST: never in a URL, never kept by a cache).
+  router.post(`${path}/secret/reveal`, async (_req, res) => {
+    const company = companyOf(res.locals);
+    const ownerId = world === 'live' ? company.id : await existingSandbox(db, company.id);
+    const secret = ownerId ? (await readIntegration(db, ownerId)).secret : null;
+    if (secret) return showWith(res, 200, { secret });
+    const refusal = noWebhookAddress(WHOSE[world]);
+    await showWith(res, refusal.status, { errors: { '': refusal.message } });
+  });
+
+  router.post(`${path}/secret/rotate`, async (req, res) => {
+    const company = companyOf(res.locals);
+    const result = await forms.act<SecretRotationInput, unknown>('SecretRotationInput', req.body, async (input) =>
+      rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds),
+    );
+    if ('value' in result) return res.redirect(303, base(company.id));
+    await showWith(res, result.status, { errors: result.errors });
+  });
+
+  // The outcome on the page; a failure (502, 503, 409) with the API's message and status.
+  router.post(`${path}/test`, async (req: Request, res) => {
+    const checked = forms.check('WebhookTestInput', req.body);
+    if (!('input' in checked)) return showWith(res, checked.status, { errors: checked.errors });
+    const ownerId = await ownerOf(companyOf(res.locals));
+    let test: NonNullable<WebhookState['test']>;
+    try {
+      const sent = await sendTestDelivery(db, publishing.notifier, ownerId, WHOSE[world]);
+      test = { ok: true, status: 200, message: `the receiver answered HTTP ${sent.status}` };
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      test = { ok: false, status: err.status, message: err.message };
+    }
+    // The attempt just logged (none when there was nowhere to send it: 409).
+    const [delivery] =
+      test.status === 409 ? [] : (await listDeliveries(db, ownerId, DELIVERIES_SHOWN)).filter((d) => d.test);
+    await showWith(res, test.status, { test: { ...test, delivery } });
+  });
+}
+
+/** "Redeliver" (one event) and "Redeliver failed since…" (the recovery), their outcome on the page. */
+function eventRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
+  router.post(`${PATH}/events/redeliver`, async (req, res) => {
+    const company = companyOf(res.locals);
+    const body = { ...(req.body as object), since: sinceOf((req.body as { since?: unknown }).since) };
+    const result = await forms.act<RecoverInput, number>(
+      'RecoverInput',
+      body,
+      ({ since }) => recoverFailedEvents(db, company.id, new Date(since)),
+      () => 'since',
+    );
+    if (!('value' in result))
+      return show(res, result.status, { deliveryErrors: result.errors, values: formValues(req.body) });
+    await show(res, 202, { outcome: `${result.value} failed event(s) queued for redelivery.` });
+  });
+
+  router.post(`${PATH}/events/:eventId/redeliver`, async (req, res) => {
+    const eventId = req.params.eventId!;
+    const refused = await refusalOf(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId));
+    if (refused) return show(res, refused.status, { deliveryErrors: refused.errors });
+    await show(res, 202, { outcome: `Event ${eventId} queued for redelivery.` });
+  });
+}

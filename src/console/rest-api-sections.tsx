@@ -1,0 +1,217 @@
+import type { Company, IntegrationView } from '../api-types.js';
+import { CsrfField, Field, FormError } from './form.js';
+import { Layout } from './layout.js';
+import {
+  base,
+  Breadcrumb,
+  cut,
+  DELIVERIES_SHOWN,
+  EXCERPT_SHOWN,
+  HEADINGS,
+  KeysSection,
+  TestOutcome,
+  type PageProps,
+  type WebhookState,
+  type World,
+} from './rest-api-view.js';
+
+/** An address's secret (revealed on demand, shown once), its rotation and its test delivery. */
+function WebhookActions({
+  path,
+  id,
+  view,
+  state,
+}: {
+  path: string;
+  id: string;
+  view: IntegrationView;
+  state?: WebhookState;
+}) {
+  return (
+    <>
+      {view.previousSecretExpiresAt && <p>The previous secret signs too until {view.previousSecretExpiresAt}.</p>}
+      {state?.secret && (
+        <p>
+          Signing secret: <code id={`${id}-secret`}>{state.secret}</code>{' '}
+          <button type="button" data-copy={`${id}-secret`}>
+            Copy
+          </button>
+        </p>
+      )}
+      <div class="actions">
+        <form method="post" action={`${path}/secret/reveal`} class="inline">
+          <CsrfField />
+          <button type="submit">Reveal secret</button>
+        </form>
+        <form method="post" action={`${path}/secret/rotate`} class="inline">
+          <CsrfField />
+          <button type="submit">Rotate secret</button>
+        </form>
+        <form method="post" action={`${path}/test`} class="inline">
+          <CsrfField />
+          <button type="submit">Send test delivery</button>
+        </form>
+      </div>
+    </>
+  );
+}
+
+/** A world's webhook ("Live webhook", "Sandbox webhook"): a labelled region, so its "Save" is its own. */
+export function WebhookSection({
+  company,
+  world,
+  view,
+  state,
+}: {
+  company: Company;
+  world: World;
+  view?: IntegrationView;
+  state?: WebhookState;
+}) {
+  const path = `${base(company.id)}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
+  const id = `${world}-webhook`;
+  const address = view?.webhookUrl ?? null;
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{HEADINGS[world]}</h2>
+      {address === null ? (
+        <p>No webhook address is set.</p>
+      ) : (
+        <p>
+          Status: {view!.webhookStatus}
+          {view!.webhookStatus === 'disabled' && ` (${view!.webhookDisabledReason})`}
+        </p>
+      )}
+      <form method="post" action={path}>
+        <CsrfField />
+        <FormError errors={state?.errors} />
+        <Field
+          form={id}
+          name="url"
+          label="Webhook address"
+          type="url"
+          value={state?.values?.url ?? address ?? ''}
+          errors={state?.errors}
+        />
+        <button type="submit">Save</button>
+      </form>
+      {address !== null && <WebhookActions path={path} id={id} view={view!} state={state} />}
+      <div role="status">{state?.test && <TestOutcome test={state.test} />}</div>
+    </section>
+  );
+}
+
+/** Every attempt, newest first; each event's "Redeliver" on its newest attempt. */
+function DeliveryTable({ path, deliveries }: { path: string; deliveries: PageProps['deliveries'] }) {
+  const offered = new Set<string>();
+  return (
+    <table>
+      <caption>Every attempt of the live webhook, newest first (the latest {DELIVERIES_SHOWN})</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Event</th>
+          <th scope="col">Status</th>
+          <th scope="col">Answer or error</th>
+          <th scope="col">Action</th>
+        </tr>
+      </thead>
+      <tbody>
+        {deliveries.map((d) => {
+          // Each event once, on its newest attempt.
+          const redeliver = d.eventId !== '' && !offered.has(d.eventId);
+          if (redeliver) offered.add(d.eventId);
+          return (
+            <tr key={d.id}>
+              <td>{d.attemptedAt}</td>
+              <td>{d.test ? 'test delivery' : `${d.eventId || d.webhookId} (attempt ${d.attempt})`}</td>
+              <td>{d.httpStatus ?? 'none'}</td>
+              <td>
+                {d.error && <p>{cut(d.error, EXCERPT_SHOWN)}</p>}
+                {d.responseExcerpt && <pre>{cut(d.responseExcerpt, EXCERPT_SHOWN)}</pre>}
+              </td>
+              <td>
+                {redeliver && (
+                  <form
+                    method="post"
+                    action={`${path}/events/${encodeURIComponent(d.eventId)}/redeliver`}
+                    class="inline"
+                  >
+                    <CsrfField />
+                    <button type="submit">Redeliver</button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function DeliveriesSection({ company, deliveries, deliveryErrors, values }: PageProps) {
+  const path = base(company.id);
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Recent deliveries</h2>
+      <form method="post" action={`${path}/events/redeliver`}>
+        <CsrfField />
+        <FormError errors={deliveryErrors} />
+        <Field
+          form="recover"
+          name="since"
+          label="Failed since (UTC)"
+          type="datetime-local"
+          value={values?.since}
+          errors={deliveryErrors}
+        />
+        <button type="submit">Redeliver failed since…</button>
+      </form>
+      {deliveries.length === 0 ? <p>No deliveries yet.</p> : <DeliveryTable path={path} deliveries={deliveries} />}
+    </section>
+  );
+}
+
+export function RestApiPage(props: PageProps) {
+  const { company, live, sandbox, webhook, outcome } = props;
+  return (
+    <Layout title="REST API">
+      <Breadcrumb company={company} />
+      <div role="status" class="outcome">
+        {outcome && <p>{outcome}</p>}
+      </div>
+      <KeysSection {...props} />
+      <WebhookSection company={company} world="live" view={live} state={webhook?.live} />
+      <WebhookSection company={company} world="sandbox" view={sandbox} state={webhook?.sandbox} />
+      <DeliveriesSection {...props} />
+      <section aria-labelledby="revoke-heading">
+        <h2 id="revoke-heading">Revoke the integration</h2>
+        <p>
+          <a href={`${base(company.id)}/revoke`}>Revoke REST API Integration</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export function RevokePage({ company, keys }: { company: Company; keys: number }) {
+  return (
+    <Layout title="Revoke REST API Integration?">
+      <Breadcrumb company={company} />
+      <p>
+        This deletes the REST API integration of {company.name}: its {keys} API {keys === 1 ? 'key' : 'keys'} (live and
+        test), which partners are refused with at once, the live and sandbox webhook addresses and their signing
+        secrets, and every delivery not yet made. Reports already received stay. It cannot be undone: a new key starts a
+        new integration.
+      </p>
+      <form method="post" action={`${base(company.id)}/revoke`}>
+        <CsrfField />
+        <button type="submit">Revoke REST API Integration</button>
+      </form>
+      <p>
+        <a href={base(company.id)}>Cancel</a>
+      </p>
+    </Layout>
+  );
+}

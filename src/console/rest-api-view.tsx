@@ -1,0 +1,159 @@
+import type { ApiKeySummary, Company, CreatedKey, IntegrationView, WebhookDelivery } from '../api-types.js';
+import { CsrfField, FormError } from './form.js';
+import type { FieldErrors } from './schema-check.js';
+
+/** The attempts the page lists: the API's largest page (the delivery log has no cursor to page on). */
+export const DELIVERIES_SHOWN = 100;
+/** A receiver's answer is untrusted text: the list shows only its start, the test's outcome all the log keeps. */
+export const EXCERPT_SHOWN = 200;
+
+export type World = 'live' | 'sandbox';
+/** How the application API names each world in its refusals ("the sandbox has no webhook address"). */
+export const WHOSE: Record<World, string> = { live: 'the company', sandbox: 'the sandbox' };
+export const HEADINGS: Record<World, string> = { live: 'Live webhook', sandbox: 'Sandbox webhook' };
+
+/** What one webhook section shows besides its settings: a refusal, a revealed secret, a test's outcome. */
+export interface WebhookState {
+  values?: Record<string, string>;
+  errors?: FieldErrors;
+  secret?: string;
+  test?: { ok: boolean; status: number; message: string; delivery?: WebhookDelivery };
+}
+
+export interface PageState {
+  newKey?: CreatedKey;
+  keyErrors?: FieldErrors;
+  webhook?: Partial<Record<World, WebhookState>>;
+  deliveryErrors?: FieldErrors;
+  /** What an action just did, for the page's status region. */
+  outcome?: string;
+  values?: Record<string, string>;
+}
+
+export interface PageProps extends PageState {
+  company: Company;
+  live: IntegrationView;
+  sandbox?: IntegrationView;
+  deliveries: WebhookDelivery[];
+}
+
+export const base = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
+
+export const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+export function Breadcrumb({ company }: { company: Company }) {
+  return (
+    <nav aria-label="Breadcrumb">
+      <ol class="breadcrumb">
+        <li>
+          <a href={`/console/companies/${company.id}`}>{company.name}</a>
+        </li>
+        <li>Settings</li>
+        <li>Integrations</li>
+        <li aria-current="page">REST API</li>
+      </ol>
+    </nav>
+  );
+}
+
+export function KeysSection({ company, live, newKey, keyErrors }: PageProps) {
+  const path = base(company.id);
+  return (
+    <section aria-labelledby="keys-heading">
+      <h2 id="keys-heading">API keys</h2>
+      {newKey && (
+        <div class="new-key">
+          <p>
+            Your new {newKey.mode === 'test' ? 'test (sandbox)' : 'live'} key. Copy it now: it is shown only this once.
+          </p>
+          <p>
+            <code id="new-key">{newKey.key}</code>{' '}
+            <button type="button" data-copy="new-key">
+              Copy
+            </button>
+          </p>
+        </div>
+      )}
+      <form method="post" action={`${path}/api-keys`}>
+        <CsrfField />
+        <FormError errors={keyErrors} />
+        <fieldset aria-describedby={keyErrors?.mode ? 'key-mode-error' : undefined}>
+          <legend>Mode</legend>
+          <label>
+            <input type="radio" name="mode" value="live" checked /> Live
+          </label>
+          <label>
+            <input type="radio" name="mode" value="test" /> Test (sandbox)
+          </label>
+          {keyErrors?.mode && (
+            <p id="key-mode-error" class="field-error">
+              {keyErrors.mode}
+            </p>
+          )}
+        </fieldset>
+        <button type="submit">Generate API Key</button>
+      </form>
+      {live.keys.length === 0 ? <p>No API keys.</p> : <KeyTable companyId={company.id} keys={live.keys} />}
+    </section>
+  );
+}
+
+function KeyTable({ companyId, keys }: { companyId: string; keys: ApiKeySummary[] }) {
+  return (
+    <table>
+      <caption>The company’s keys, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Prefix</th>
+          <th scope="col">Mode</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Action</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => (
+          <tr key={key.id}>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
+            <td>{key.mode}</td>
+            <td>{key.createdAt}</td>
+            <td>{key.lastUsedAt ?? 'never'}</td>
+            <td>
+              <form method="post" action={`${base(companyId)}/api-keys/${key.id}/revoke`} class="inline">
+                <CsrfField />
+                <button type="submit" aria-label={`Revoke key ${key.prefix}…`}>
+                  Revoke
+                </button>
+              </form>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function TestOutcome({ test }: { test: NonNullable<WebhookState['test']> }) {
+  const { delivery } = test;
+  return (
+    <div class={test.ok ? 'outcome' : 'outcome failed'}>
+      <p>
+        {test.ok ? 'Test delivery sent' : 'Test delivery failed'} (status {test.status}): {test.message}
+      </p>
+      {delivery && (
+        <dl>
+          <dt>Time</dt>
+          <dd>{delivery.attemptedAt}</dd>
+          <dt>Receiver’s status</dt>
+          <dd>{delivery.httpStatus ?? 'none'}</dd>
+          <dt>Receiver’s answer</dt>
+          <dd>
+            <pre>{delivery.responseExcerpt}</pre>
+          </dd>
+        </dl>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import type { Pool } from '../../../src/db/pool.js';
+import { seriousViolations } from '../../support/axe.js';
+import { openBrowser, type BrowserSession } from '../../support/browser.js';
+import { api, APP_TOKEN, newApp, newCompany, reportInput } from '../../support/harness.js';
+import { HttpsReceiver } from '../../support/https-receiver.js';
+import { auth } from '../../support/webhooks.js';
+
+const HOSTILE_ANSWER = '<img src=x onerror=alert(1)>';
+
+describe('console in a browser (chromium): Settings > Integrations > REST API', () => {
+  let browser: BrowserSession;
+  let receiver: HttpsReceiver;
+  let allowed: { pool: Pool };
+  const checked: string[] = [];
+
+  before(async () => {
+    receiver = await HttpsReceiver.start();
+    // The console's app may reach the local receiver and trusts its certificate (WEBHOOK_ALLOWED_CIDRS).
+    const made = newApp({ notifier: receiver.notifier() });
+    allowed = made;
+    browser = await openBrowser(made.app);
+    await browser.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: browser.origin });
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.stop();
+    await allowed?.pool.end();
+  });
+
+  async function accessible(what: string) {
+    expect(await seriousViolations(browser.page), what).to.deep.equal([]);
+    checked.push(what);
+  }
+
+  it('generates and copies a key, saves the address, tests it, redelivers, revokes the integration', async () => {
+    const { page } = browser;
+    const { companyId } = await newCompany();
+    await page.goto('/console');
+    await page.getByLabel('Application token').fill(APP_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/console/companies');
+    await page.goto(`/console/companies/${companyId}`);
+    await page.getByRole('link', { name: 'REST API' }).click();
+    await page.getByRole('heading', { level: 1, name: 'REST API' }).waitFor();
+    await accessible('rest api');
+
+    // By keyboard: the mode, then Tab to "Generate API Key" and Enter.
+    await page.getByRole('radio', { name: 'Test (sandbox)' }).check();
+    await page.getByRole('radio', { name: 'Live' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('radio', { name: 'Live' }).press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Generate API Key');
+    await page.keyboard.press('Enter');
+    await page.locator('#new-key').waitFor();
+    const key = (await page.locator('#new-key').textContent())!;
+    expect(key).to.match(/^irk_/);
+    expect(page.url()).to.not.include(key);
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(key);
+    await accessible('new key');
+    await api().get('/auth').set('X-API-KEY', key).expect(200);
+
+    // The live webhook: a refusal at the field, then the receiver's address.
+    const live = page.getByRole('region', { name: 'Live webhook' });
+    await live.getByLabel('Webhook address').fill('http://example.com/hook');
+    await live.getByRole('button', { name: 'Save', exact: true }).click();
+    expect(await live.getByLabel('Webhook address').getAttribute('aria-invalid')).to.equal('true');
+    await accessible('address refused');
+    const hook = `/browser-${companyId}`;
+    receiver.on(hook, { status: 200, body: HOSTILE_ANSWER });
+    await live.getByLabel('Webhook address').fill(receiver.url(hook));
+    await live.getByRole('button', { name: 'Save', exact: true }).click();
+    await live.getByRole('button', { name: 'Send test delivery' }).click();
+    await live.getByText('Test delivery sent (status 200)').waitFor();
+    expect(receiver.at(hook)).to.have.length(1);
+    expect(await live.locator('pre').textContent()).to.equal(HOSTILE_ANSWER);
+    await accessible('test delivery sent');
+
+    await live.getByRole('button', { name: 'Reveal secret' }).click();
+    const secret = (await live.locator('#live-webhook-secret').textContent())!;
+    expect(secret).to.match(/^whsec_/);
+    expect(page.url()).to.not.include('whsec_');
+    await accessible('secret revealed');
+
+    // A failing receiver: its error on the page; a published report's event to redeliver.
+    receiver.on(hook, { status: 500, body: 'down' });
+    await live.getByRole('button', { name: 'Send test delivery' }).click();
+    await live
+      .getByText('Test delivery failed (status 502): webhook delivery failed: the receiver answered HTTP 500')
+      .waitFor();
+    await accessible('test delivery failed');
+    const { body: report } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
+    const published = await api(browser.origin)
+      .post(`/internal/companies/${companyId}/reports/${report.id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true, whenDeliveryFails: 'retry' })
+      .expect(200);
+    const eventId = published.body.webhook.eventId as string;
+    await page.reload();
+    const deliveries = page.getByRole('region', { name: 'Recent deliveries' });
+    await deliveries.getByRole('row').filter({ hasText: eventId }).getByRole('button', { name: 'Redeliver' }).click();
+    await page.getByText(`Event ${eventId} queued for redelivery.`).waitFor();
+    await accessible('redelivered');
+
+    // Revoke through the confirmation page: the key is refused after.
+    await page.getByRole('link', { name: 'Revoke REST API Integration' }).click();
+    await page.getByText('webhook addresses and their signing secrets').waitFor();
+    await accessible('revoke confirmation');
+    await page.getByRole('button', { name: 'Revoke REST API Integration' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'REST API' }).waitFor();
+    expect(await page.getByText('No API keys.').count()).to.equal(1);
+    await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+
+    expect(browser.dialogs, 'dialogs').to.deep.equal([]);
+    expect(browser.foreignRequests, 'requests to another host').to.deep.equal([]);
+    expect(browser.consoleErrors, 'errors in the browser console').to.deep.equal([]);
+    expect(browser.failedAssets, 'assets that failed to load').to.deep.equal([]);
+    expect(checked).to.have.length(8);
+  });
+});

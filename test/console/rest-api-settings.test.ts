@@ -1,0 +1,336 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import { api, app, APP_TOKEN, newCompany, pool, reportInput } from '../support/harness.js';
+import { consoleClient, signIn } from '../support/console.js';
+import { auth, webhookSuite } from '../support/webhooks.js';
+
+const HOSTILE_ANSWER = '<script>alert(1)</script>';
+
+/** The page's path for a company. */
+const page = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
+
+/** A signed-in console on `target`, posting forms with the session's token unless told otherwise. */
+async function consoleOn(target: Express = app()) {
+  const { cookie, csrf } = await signIn(target);
+  return {
+    get: (path: string) => consoleClient(target).get(path).set('Cookie', cookie),
+    post: (path: string, fields: Record<string, string> = {}, token: string | null = csrf) =>
+      consoleClient(target)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send(token === null ? fields : { _csrf: token, ...fields }),
+  };
+}
+
+/** The message the application API gives for this request, to compare the console's with. */
+async function apiError(
+  method: 'post' | 'put',
+  url: string,
+  body: object,
+  status: number,
+  target: Express = app(),
+): Promise<string> {
+  const res = await api(target)[method](url).set('Authorization', `Bearer ${APP_TOKEN}`).send(body).expect(status);
+  return (res.body as { error: string }).error;
+}
+
+/** Text as preact writes it into HTML. */
+const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('"', '&quot;');
+
+const keysOf = async (companyId: string) =>
+  Number(
+    (
+      await pool().query<{ n: string }>(
+        'SELECT count(*) AS n FROM api_keys WHERE company_id IN (SELECT id FROM companies WHERE id = $1 OR sandbox_of = $1)',
+        [companyId],
+      )
+    ).rows[0]!.n,
+  );
+
+const webhookOf = async (companyId: string) =>
+  (
+    await pool().query<{ url: string | null; secret: string | null }>(
+      'SELECT webhook_url AS url, webhook_secret AS secret FROM integrations WHERE company_id = $1 AND revoked_at IS NULL',
+      [companyId],
+    )
+  ).rows[0];
+
+describe('console: Settings > Integrations > REST API', () => {
+  const suite = webhookSuite();
+
+  it('shows the page: heading "REST API", the breadcrumb, the two webhook regions', async () => {
+    const { companyId } = await newCompany();
+    const console = await consoleOn();
+    const res = await console.get(page(companyId)).expect(200);
+    expect(res.text).to.include('<h1>REST API</h1>');
+    expect(res.text).to.match(/<li>Settings<\/li><li>Integrations<\/li><li aria-current="page">REST API<\/li>/);
+    expect(res.text).to.include(
+      '<section aria-labelledby="live-webhook-heading"><h2 id="live-webhook-heading">Live webhook</h2>',
+    );
+    expect(res.text).to.include('<h2 id="sandbox-webhook-heading">Sandbox webhook</h2>');
+    expect(res.text).to.include('<button type="submit">Generate API Key</button>');
+  });
+
+  it('generates a live and a test key, each shown once from the POST (never in a Location), listed, and revokes one', async () => {
+    const { companyId } = await newCompany();
+    const console = await consoleOn();
+    const live = await console.post(`${page(companyId)}/api-keys`, { mode: 'live' }).expect(201);
+    expect(live.headers.location).to.equal(undefined);
+    const key = /<code id="new-key">([^<]+)<\/code>/.exec(live.text)![1]!;
+    expect(key).to.match(/^irk_/);
+    expect(live.text).to.include('<button type="button" data-copy="new-key">Copy</button>');
+    await api().get('/auth').set('X-API-KEY', key).expect(200);
+
+    const test = await console.post(`${page(companyId)}/api-keys`, { mode: 'test' }).expect(201);
+    const testKey = /<code id="new-key">([^<]+)<\/code>/.exec(test.text)![1]!;
+    expect(testKey).to.match(/^irk_test_/);
+
+    const listed = await console.get(page(companyId)).expect(200);
+    expect(listed.text).to.not.include(key);
+    expect(listed.text).to.include(`aria-label="Revoke key ${key.slice(0, 12)}…">Revoke</button>`);
+    expect(listed.text).to.include(`aria-label="Revoke key ${testKey.slice(0, 17)}…"`);
+    expect(await keysOf(companyId)).to.equal(3); // newCompany's key too
+
+    const id = (await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200)).body.find(
+      (k: { prefix: string }) => k.prefix === key.slice(0, 12),
+    ).id as string;
+    await console
+      .post(`${page(companyId)}/api-keys/${id}/revoke`)
+      .expect(303)
+      .expect('Location', page(companyId));
+    await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+
+    const again = await console.post(`${page(companyId)}/api-keys/${id}/revoke`).expect(404);
+    expect(again.text).to.include(await apiErrorOfDelete(companyId, id));
+  });
+
+  it('refuses a mode that is neither live nor test with the API’s message (400)', async () => {
+    const { companyId } = await newCompany();
+    const console = await consoleOn();
+    const res = await console.post(`${page(companyId)}/api-keys`, { mode: 'prod' }).expect(400);
+    expect(res.text).to.include(
+      await apiError('post', `/internal/companies/${companyId}/api-keys`, { mode: 'prod' }, 400),
+    );
+  });
+
+  for (const world of ['live', 'sandbox'] as const) {
+    const path = world === 'live' ? 'webhook' : 'sandbox/webhook';
+
+    it(`${world}: refuses an address that is not https at the field, with the API’s message (400), nothing saved`, async () => {
+      const { companyId } = await newCompany();
+      const console = await consoleOn();
+      const url = 'http://example.com/hook';
+      const res = await console.post(`${page(companyId)}/${path}`, { url }).expect(400);
+      const message = await apiError('put', `/internal/companies/${companyId}/${path}`, { url }, 400);
+      expect(res.text).to.include(`<p id="${world}-webhook-url-error" class="field-error">${message}</p>`);
+      expect(res.text).to.include(`aria-invalid="true" aria-describedby="${world}-webhook-url-error"`);
+      expect(res.text).to.include(`value="${url}"`);
+    });
+
+    it(`${world}: saves the address, reveals the secret on a POST only, rotates it, sends a test delivery`, async () => {
+      const { companyId } = await newCompany();
+      const console = await consoleOn(suite.allowed.app);
+      const hook = `/${world}-${companyId}`;
+      suite.receiver.on(hook, { status: 200, body: HOSTILE_ANSWER });
+      await console
+        .post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook) })
+        .expect(303)
+        .expect('Location', page(companyId));
+      const shown = await console.get(page(companyId)).expect(200);
+      expect(shown.text).to.include(`value="${suite.receiver.url(hook)}"`);
+
+      const revealed = await console.post(`${page(companyId)}/${path}/secret/reveal`).expect(200);
+      expect(revealed.headers.location).to.equal(undefined);
+      const secret = new RegExp(`<code id="${world}-webhook-secret">(whsec_[^<]+)</code>`).exec(revealed.text)![1]!;
+      const owner =
+        world === 'live'
+          ? companyId
+          : (await pool().query('SELECT id FROM companies WHERE sandbox_of = $1', [companyId])).rows[0].id;
+      expect((await webhookOf(owner))!.secret).to.equal(secret);
+      expect((await console.get(page(companyId))).text).to.not.include(secret);
+
+      await console.post(`${page(companyId)}/${path}/secret/rotate`).expect(303);
+      expect((await webhookOf(owner))!.secret).to.not.equal(secret);
+      const rotated = await console.get(page(companyId)).expect(200);
+      expect(rotated.text).to.include('The previous secret signs too until');
+
+      const test = await console.post(`${page(companyId)}/${path}/test`).expect(200);
+      expect(suite.receiver.at(hook)).to.have.length(1);
+      expect(test.text).to.include('Test delivery sent (status 200): the receiver answered HTTP 200');
+      expect(test.text).to.include('&lt;script>alert(1)&lt;/script>');
+      expect(test.text).to.not.include(HOSTILE_ANSWER);
+    });
+
+    it(`${world}: shows a failing receiver’s error with the API’s status and message (502)`, async () => {
+      const { companyId } = await newCompany();
+      const console = await consoleOn(suite.allowed.app);
+      const hook = `/${world}-fail-${companyId}`;
+      suite.receiver.on(hook, { status: 500, body: 'down' });
+      await console.post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook) }).expect(303);
+      const res = await console.post(`${page(companyId)}/${path}/test`).expect(502);
+      const message = await apiError(
+        'post',
+        `/internal/companies/${companyId}/${path}/test`,
+        {},
+        502,
+        suite.allowed.app,
+      );
+      expect(message).to.equal('webhook delivery failed: the receiver answered HTTP 500');
+      expect(res.text).to.include(`Test delivery failed (status 502): ${message}`);
+    });
+  }
+
+  it('shows the address guard refusing a loopback address at the test delivery, with the API’s message (502)', async () => {
+    const { companyId } = await newCompany();
+    // The harness's app: its notifier allows no private or loopback address.
+    const console = await consoleOn();
+    await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/guarded') }).expect(303);
+    const res = await console.post(`${page(companyId)}/webhook/test`).expect(502);
+    const message = await apiError('post', `/internal/companies/${companyId}/webhook/test`, {}, 502);
+    expect(message).to.include('127.0.0.1');
+    expect(res.text).to.include(`Test delivery failed (status 502): ${message}`);
+    expect(suite.receiver.at('/guarded')).to.deep.equal([]);
+  });
+
+  it('refuses a test delivery without an address with the API’s message (409)', async () => {
+    const { companyId } = await newCompany();
+    const console = await consoleOn();
+    // No address: the buttons are not shown; a form sent anyway is refused as the API refuses it.
+    const res = await console.post(`${page(companyId)}/webhook/test`).expect(409);
+    expect(res.text).to.include(await apiError('post', `/internal/companies/${companyId}/webhook/test`, {}, 409));
+    const rotate = await console.post(`${page(companyId)}/webhook/secret/rotate`).expect(409);
+    expect(rotate.text).to.include(await apiError('post', `/internal/companies/${companyId}/webhook/secret`, {}, 409));
+  });
+
+  it('shows a disabled address with its reason', async () => {
+    const { companyId } = await newCompany();
+    const console = await consoleOn();
+    await console.post(`${page(companyId)}/webhook`, { url: 'https://receiver.example.com/h' }).expect(303);
+    await pool().query(
+      `UPDATE integrations SET webhook_disabled_reason = 'the receiver answered HTTP 410' WHERE company_id = $1`,
+      [companyId],
+    );
+    const res = await console.get(page(companyId)).expect(200);
+    expect(res.text).to.include('Status: disabled (the receiver answered HTTP 410)');
+  });
+
+  it('lists every attempt newest first; redelivers an event; recovers failed events since a moment; refusals with the API’s words', async () => {
+    const company = await newCompany();
+    const { companyId } = company;
+    const console = await consoleOn(suite.allowed.app);
+    const hook = `/events-${companyId}`;
+    suite.receiver.on(hook, { status: 500, body: '<b>busy</b>' });
+    await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url(hook) }).expect(303);
+    const { body: created } = await api()
+      .post('/reports/new')
+      .set('X-API-KEY', company.key)
+      .send(reportInput())
+      .expect(200);
+    const published = await api(suite.allowed.app)
+      .post(`/internal/companies/${companyId}/reports/${created.id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true, whenDeliveryFails: 'retry' })
+      .expect(200);
+    const eventId = published.body.webhook.eventId as string;
+    await console.post(`${page(companyId)}/webhook/test`).expect(502);
+
+    const listed = await console.get(page(companyId)).expect(200);
+    const rows = listed.text.slice(listed.text.indexOf('Recent deliveries'));
+    expect(rows.indexOf('test delivery')).to.be.within(0, rows.indexOf(`${eventId} (attempt 1)`));
+    expect(rows).to.include('&lt;b>busy&lt;/b>');
+    expect(rows).to.include(`action="${page(companyId)}/events/${eventId}/redeliver"`);
+
+    const redelivered = await console.post(`${page(companyId)}/events/${eventId}/redeliver`).expect(202);
+    expect(redelivered.text).to.include(`Event ${eventId} queued for redelivery.`);
+    const status = await pool().query('SELECT status FROM webhook_events WHERE company_id = $1 AND id = $2', [
+      companyId,
+      eventId,
+    ]);
+    expect(status.rows[0].status).to.equal('pending');
+
+    const unknown = await console.post(`${page(companyId)}/events/msg_nope/redeliver`).expect(404);
+    expect(unknown.text).to.include(
+      await apiError('post', `/internal/companies/${companyId}/events/msg_nope/redeliver`, {}, 404),
+    );
+
+    await pool().query(`UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1`, [
+      companyId,
+    ]);
+    const since = new Date(Date.now() - 60 * 60_000).toISOString().slice(0, 16);
+    const recovered = await console.post(`${page(companyId)}/events/redeliver`, { since }).expect(202);
+    expect(recovered.text).to.include('1 failed event(s) queued for redelivery.');
+
+    const bad = await console.post(`${page(companyId)}/events/redeliver`, { since: 'yesterday' }).expect(400);
+    const message = await apiError(
+      'post',
+      `/internal/companies/${companyId}/events/redeliver`,
+      { since: 'yesterday' },
+      400,
+    );
+    expect(bad.text).to.include(`<p id="recover-since-error" class="field-error">${escaped(message)}</p>`);
+
+    const bare = await newCompany();
+    const none = await console.post(`${page(bare.companyId)}/events/redeliver`, { since }).expect(409);
+    expect(none.text).to.include(
+      await apiError('post', `/internal/companies/${bare.companyId}/events/redeliver`, { since: `${since}:00Z` }, 409),
+    );
+  });
+
+  it('revokes the integration through a confirmation page that says what it deletes; the keys are refused after', async () => {
+    const company = await newCompany();
+    const console = await consoleOn();
+    await console.post(`${page(company.companyId)}/webhook`, { url: 'https://receiver.example.com/h' }).expect(303);
+    const main = await console.get(page(company.companyId)).expect(200);
+    expect(main.text).to.include(`<a href="${page(company.companyId)}/revoke">Revoke REST API Integration</a>`);
+    const confirm = await console.get(`${page(company.companyId)}/revoke`).expect(200);
+    expect(confirm.text).to.include('its 1 API key (live and test)');
+    expect(confirm.text).to.include('webhook addresses and their signing secrets');
+    expect(confirm.text).to.include('<button type="submit">Revoke REST API Integration</button>');
+    await api().get('/auth').set('X-API-KEY', company.key).expect(200);
+    await console
+      .post(`${page(company.companyId)}/revoke`)
+      .expect(303)
+      .expect('Location', page(company.companyId));
+    await api().get('/auth').set('X-API-KEY', company.key).expect(400, { error: 'invalid API key' });
+    expect(await webhookOf(company.companyId)).to.equal(undefined);
+  });
+
+  describe('CSRF: each action without the token is refused (403) and changes nothing', () => {
+    it('Generate API Key, Revoke, Save, Rotate secret, Reveal secret, Send test delivery, Redeliver, recover, Revoke REST API Integration', async () => {
+      const company = await newCompany();
+      const { companyId } = company;
+      const console = await consoleOn(suite.allowed.app);
+      suite.receiver.on('/csrf', { status: 204 });
+      await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/csrf') }).expect(303);
+      const before = await webhookOf(companyId);
+      const keyId = (await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200)).body[0].id;
+      const noToken = async (path: string, fields: Record<string, string> = {}) => {
+        const res = await console.post(`${page(companyId)}${path}`, fields, null).expect(403);
+        expect(res.text).to.include('<h1>Refused</h1>');
+        expect(res.text).to.not.include('whsec_');
+      };
+      await noToken('/api-keys', { mode: 'live' });
+      await noToken(`/api-keys/${keyId}/revoke`);
+      await noToken('/webhook', { url: 'https://other.example.com/h' });
+      await noToken('/sandbox/webhook', { url: 'https://other.example.com/h' });
+      await noToken('/webhook/secret/rotate');
+      await noToken('/webhook/secret/reveal');
+      await noToken('/webhook/test');
+      await noToken('/events/msg_x/redeliver');
+      await noToken('/events/redeliver', { since: '2026-01-01T00:00' });
+      await noToken('/revoke');
+      expect(await keysOf(companyId)).to.equal(1);
+      expect(await webhookOf(companyId)).to.deep.equal(before);
+      expect(suite.receiver.at('/csrf')).to.deep.equal([]);
+      expect((await pool().query('SELECT 1 FROM companies WHERE sandbox_of = $1', [companyId])).rowCount).to.equal(0);
+      await api().get('/auth').set('X-API-KEY', company.key).expect(200);
+    });
+  });
+});
+
+/** The API's 404 for a key it does not have. */
+async function apiErrorOfDelete(companyId: string, keyId: string): Promise<string> {
+  const res = await api().delete(`/internal/companies/${companyId}/api-keys/${keyId}`).set(auth).expect(404);
+  return (res.body as { error: string }).error;
+}
