@@ -62,7 +62,7 @@ describe('console: the reports inbox and publishing', () => {
     const seen: string[] = [];
     let url: string | undefined = base;
     while (url) {
-      const page = await console_.get(url).expect(200);
+      const page: { text: string } = await console_.get(url).expect(200);
       expect(page.text).to.include('<h1>Reports</h1>');
       const ids = rowsOf(page.text).map((r) => r.id);
       expect(ids.length).to.be.within(1, 20);
@@ -259,7 +259,7 @@ describe('console: the reports inbox and publishing', () => {
     const company = await companyWithWebhook(suite.receiver);
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}/publish`;
-    for (const answer of [{}, { answer: 'notify' }, { answer: 'skip' }])
+    for (const answer of [{}, { answer: 'notify' }, { answer: 'skip' }] as Record<string, string>[])
       await console_.post(path, { publishedUrl: PUBLISHED_AT, ...answer }, null).expect(403);
     await console_.post(path, { publishedUrl: PUBLISHED_AT, answer: 'notify' }, 'wrong').expect(403);
     expect(await statusOf(id)).to.deep.equal({ status: 'new', published_url: '' });
