@@ -2,6 +2,8 @@ import { companyPages } from './companies-page.js';
 import { companyPage } from './company-page.js';
 import type { PageRoutes } from './deps.js';
 import { restApiPage } from './rest-api-page.js';
+import { reportPages } from './report-actions.js';
+import { reportsInbox } from './reports-inbox.js';
 
 /**
  * The console's signed-in pages. A new page is a module `(router, deps) => void` added here: it
@@ -10,4 +12,4 @@ import { restApiPage } from './rest-api-page.js';
  * again with the refusal's status and field errors. The router has already checked the session and the
  * CSRF token of every POST (each form carries <CsrfField/>) and found `:companyId` (companyOf).
  */
-export const PAGES: PageRoutes[] = [companyPages, companyPage, restApiPage];
+export const PAGES: PageRoutes[] = [companyPages, companyPage, restApiPage, reportsInbox, reportPages];

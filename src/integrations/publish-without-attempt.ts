@@ -1,9 +1,9 @@
 import type { PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
 import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { findForCompany, markPublished, type PublishState } from '../reports/index.js';
+import { findForCompany, markPublished, publishStateOf, type PublishState } from '../reports/index.js';
 import { recordEvent } from './events.js';
-import type { PublishWebhook } from './settings.js';
+import { publishWebhook, type PublishWebhook } from './settings.js';
 
 /**
  * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its
@@ -35,6 +35,17 @@ function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSen
   if (target.integrationRevoked) return 'integration_revoked';
   if (target.webhookUrl === null || target.webhookSecrets.length === 0) return 'no_webhook_address';
   return undefined;
+}
+
+/**
+ * Whether a publish of the report that confirms the notification would send the webhook now (its
+ * rules above hold: an API report, its integration not revoked, a webhook address): the application
+ * asks the inspector "Notify the integration?" only then. Undefined when the company has no such report.
+ */
+export async function notificationApplies(db: Queryable, companyId: string, reportId: string) {
+  const state = await publishStateOf(db, companyId, reportId);
+  if (!state) return undefined;
+  return whyNoWebhook({ ...state, ...(await publishWebhook(db, companyId, state.integrationId)) }, true) === undefined;
 }
 
 /** Publishes the report and records its event; answers the report and when the event is due (pending only). */

@@ -2,7 +2,8 @@
 export { applicationReportsRouter } from './application-routes.js';
 export { databaseReports, ReportCache, type ReportReads } from './cache.js';
 export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';
-export { findForCompany } from './read.js';
+export { findForCompany, listForCompany } from './read.js';
+export { decodeCursor, encodeCursor } from './cursor.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
 export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';
 export { ReportWriter } from './write.js';
@@ -12,6 +13,7 @@ export {
   claimForDelivery,
   lockForPublish,
   markPublished,
+  publishStateOf,
   releaseClaim,
   startReport,
   type PublishClaim,

@@ -56,6 +56,24 @@ export async function lockForPublish(
   companyId: string,
   reportId: string,
 ): Promise<PublishState | undefined> {
+  return readPublishState(db, companyId, reportId, 'FOR UPDATE');
+}
+
+/** The report's publish state as it is now, without a lock: what a page shows before anyone publishes. */
+export async function publishStateOf(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+): Promise<PublishState | undefined> {
+  return readPublishState(db, companyId, reportId, '');
+}
+
+async function readPublishState(
+  db: Queryable,
+  companyId: string,
+  reportId: string,
+  lock: 'FOR UPDATE' | '',
+): Promise<PublishState | undefined> {
   if (!isUuid(reportId)) return undefined;
   const { rows } = await db.query<PublishState>(
     `SELECT integration_id AS "integrationId", from_rest_service AS "fromRestService",
@@ -63,7 +81,7 @@ export async function lockForPublish(
             coalesce(publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
        FROM reports
       WHERE company_id = $1 AND id = $2
-        FOR UPDATE`,
+        ${lock}`,
     [companyId, reportId],
   );
   return rows[0];

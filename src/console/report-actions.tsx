@@ -1,0 +1,111 @@
+import type { Router } from 'express';
+import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
+import { badRequest, HttpError, notFound } from '../core/errors.js';
+import { notificationApplies, publishReport } from '../integrations/index.js';
+import { findForCompany, reportNotFound, startReport } from '../reports/index.js';
+import { companyOf } from './company-param.js';
+import type { PageDeps } from './deps.js';
+import { formValues } from './form.js';
+import { render } from './render.js';
+import { outcomeOf, publishedQuery, ReportPage, type ReportProps } from './report-page.js';
+import { reportsOf } from './reports-inbox.js';
+
+/** What a publish answers the inspector's choice with: the PublishInput it sends. */
+const ANSWERS: Record<string, Omit<PublishInput, 'publishedUrl'>> = {
+  notify: { notifyIntegration: true },
+  skip: { notifyIntegration: false },
+  background: { notifyIntegration: true, whenDeliveryFails: 'retry' },
+};
+/** A failed notification: the receiver's error (502), or no delivery place free (503); nothing was published. */
+const notificationFailed = (err: unknown): err is HttpError =>
+  err instanceof HttpError && (err.status === 502 || err.status === 503);
+
+/**
+ * A report's page (GET …/reports/:reportId), "Start" (POST …/start) and "Publish" (POST …/publish):
+ * the same functions as the application API's routes (startReport, publishReport).
+ */
+export function reportPages(router: Router, deps: PageDeps): void {
+  const { db } = deps;
+
+  router.get('/companies/:companyId/reports/:reportId', async (req, res) => {
+    const company = companyOf(res.locals);
+    const report = await reportOf(deps, company, req.params.reportId!);
+    const outcome = outcomeOf(req.query as Record<string, unknown>);
+    render(res, 200, <ReportPage company={company} report={report} publish={{ step: 'form' }} outcome={outcome} />);
+  });
+
+  router.post('/companies/:companyId/reports/:reportId/start', async (req, res) => {
+    const company = companyOf(res.locals);
+    const report = await reportOf(deps, company, req.params.reportId!);
+    try {
+      await startReport(db, company.id, report.id);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      const page = { company, report, publish: { step: 'form' } as const, startErrors: { '': err.message } };
+      return render(res, err.status, <ReportPage {...page} />);
+    }
+    res.redirect(303, `${reportsOf(company)}/${report.id}?outcome=started`);
+  });
+
+  router.post('/companies/:companyId/reports/:reportId/publish', async (req, res) => {
+    const company = companyOf(res.locals);
+    const report = await reportOf(deps, company, req.params.reportId!);
+    const again = (status: number, props: Partial<ReportProps>) =>
+      render(res, status, <ReportPage company={company} report={report} publish={{ step: 'form' }} {...props} />);
+    const { publishedUrl, answer } = req.body as { publishedUrl?: unknown; answer?: unknown };
+
+    let input: Record<string, unknown>;
+    if (answer === undefined) {
+      // "Publish": the question first when the webhook's rules apply, once the address is one the API takes.
+      if (await notificationApplies(db, company.id, report.id)) {
+        const checked = deps.forms.check<PublishInput>('PublishInput', { publishedUrl, notifyIntegration: false });
+        if (!('input' in checked))
+          return again(checked.status, { values: formValues(req.body), errors: checked.errors });
+        return again(200, { publish: { step: 'question', publishedUrl: checked.input.publishedUrl } });
+      }
+      input = { publishedUrl, notifyIntegration: false };
+    } else if (typeof answer === 'string' && Object.hasOwn(ANSWERS, answer)) {
+      input = { publishedUrl, ...ANSWERS[answer] };
+    } else {
+      throw badRequest('answer must be one of notify, skip, background');
+    }
+
+    const result = await publish(deps, company, report, input);
+    if (!('value' in result)) return again(result.status, { values: formValues(req.body), errors: result.errors });
+    if ('failed' in result.value) {
+      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: result.value.failed.message };
+      return again(result.value.failed.status, { publish: step });
+    }
+    res.redirect(303, `${reportsOf(company)}/${report.id}?${publishedQuery(result.value)}`);
+  });
+}
+
+/** The company's report, or the 404 page (another company's report is unknown here). */
+async function reportOf({ db }: PageDeps, company: Company, reportId: string): Promise<Report> {
+  const report = await findForCompany(db, company.id, reportId);
+  if (!report) throw notFound(reportNotFound(reportId));
+  return report;
+}
+
+/**
+ * publishReport on the input checked against PublishInput; a failed notification (nothing published)
+ * is an answer of its own, shown with the receiver's error and the inspector's choices.
+ */
+function publish({ db, forms, publishing }: PageDeps, company: Company, report: Report, input: unknown) {
+  return forms.act<PublishInput, PublishResult | { failed: HttpError }>(
+    'PublishInput',
+    input,
+    async (checked) => {
+      try {
+        const published = await publishReport(db, publishing, company.id, report.id, checked);
+        if (!published) throw notFound(reportNotFound(report.id));
+        return published;
+      } catch (err) {
+        if (notificationFailed(err)) return { failed: err };
+        throw err;
+      }
+    },
+    // A second publish while one is delivering (409), or the report gone, belongs to the action.
+    (refusal) => (refusal.status === 409 || refusal.status === 404 ? '' : 'publishedUrl'),
+  );
+}

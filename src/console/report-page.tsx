@@ -1,0 +1,194 @@
+import type { ComponentChildren } from 'preact';
+import type { Company, PublishResult, Report } from '../api-types.js';
+import { CsrfField, Field, FormError } from './form.js';
+import { Layout } from './layout.js';
+import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
+import type { FieldErrors } from './schema-check.js';
+
+/** The report's fields as the application shows them, in the Report schema's order. */
+function fieldsOf(report: Report): [string, string][] {
+  return [
+    ['Address', report.address],
+    ['Client', report.clientName],
+    ['Client e-mail', report.clientEmail],
+    ['Client phone', report.clientPhone],
+    ['Agent', report.agentName],
+    ['Agent e-mail', report.agentEmail],
+    ['Agent phone', report.agentPhone],
+    ['Inspector', report.inspectorName],
+    ['Inspector e-mail', report.inspectorEmail],
+    ['Notes', report.inspectorNotes],
+    ['Inspection date', day(report)],
+    ['Source', report.fromRestService],
+    ['REST id', report.restId],
+    ['Published address', report.publishedUrl],
+    ['Year built', report.yearBuilt],
+    ['Square feet', report.squareFeet],
+    ['Invoice items', report.invoiceItems.join('\n')],
+    ['Created', report.createdAt],
+    ['Updated', report.updatedAt],
+    ['Id', report.id],
+  ];
+}
+/** Which part of the report's page is shown: the publish form, the question, or a failed notification. */
+export type PublishStep =
+  | { step: 'form' }
+  | { step: 'question'; publishedUrl: string }
+  | { step: 'failed'; publishedUrl: string; error: string };
+
+export interface ReportProps {
+  company: Company;
+  report: Report;
+  publish: PublishStep;
+  /** The outcome of the last action (role="status"). */
+  outcome?: string;
+  values?: Record<string, string>;
+  errors?: FieldErrors;
+  startErrors?: FieldErrors;
+}
+
+/** A form that publishes the report with the address given and the inspector's answer. */
+function AnswerForm({
+  action,
+  publishedUrl,
+  children,
+}: {
+  action: string;
+  publishedUrl: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form method="post" action={action} data-submit-once="">
+      <CsrfField />
+      <input type="hidden" name="publishedUrl" value={publishedUrl} />
+      {children}
+    </form>
+  );
+}
+
+/** The publish form, the question "Notify the integration?", or a failed notification with its choices. */
+function PublishPart({
+  action,
+  report,
+  publish,
+  values,
+  errors,
+}: Pick<ReportProps, 'report' | 'publish' | 'values' | 'errors'> & { action: string }) {
+  return (
+    <>
+      {publish.step === 'form' && (
+        <form method="post" action={action} data-submit-once="">
+          <h2>Publish</h2>
+          <CsrfField />
+          <FormError errors={errors} />
+          <Field
+            form="publish"
+            name="publishedUrl"
+            label="Published address"
+            type="url"
+            value={values?.publishedUrl ?? report.publishedUrl}
+            errors={errors}
+          />
+          <button type="submit">Publish</button>
+        </form>
+      )}
+      {publish.step === 'question' && (
+        <AnswerForm action={action} publishedUrl={publish.publishedUrl}>
+          <fieldset>
+            <legend>Notify the integration?</legend>
+            <p>This report came from the REST API: its integration can be sent the published report.</p>
+            <button type="submit" name="answer" value="notify">
+              Notify
+            </button>{' '}
+            <button type="submit" name="answer" value="skip">
+              Publish without notifying
+            </button>
+          </fieldset>
+        </AnswerForm>
+      )}
+      {publish.step === 'failed' && (
+        <AnswerForm action={action} publishedUrl={publish.publishedUrl}>
+          <h2>The notification failed</h2>
+          <p class="form-error" role="alert">
+            {publish.error}
+          </p>
+          <p>Nothing was published.</p>
+          <button type="submit" name="answer" value="notify">
+            Retry
+          </button>{' '}
+          <button type="submit" name="answer" value="skip">
+            Skip notification
+          </button>{' '}
+          <button type="submit" name="answer" value="background">
+            Retry in the background
+          </button>
+        </AnswerForm>
+      )}
+    </>
+  );
+}
+
+export function ReportPage({ company, report, publish, outcome, values, errors, startErrors }: ReportProps) {
+  const base = `${reportsOf(company)}/${report.id}`;
+  return (
+    <Layout title="Report">
+      <p>
+        <a href={reportsOf(company)}>Reports</a>
+      </p>
+      <div role="status" class="outcome">
+        {outcome}
+      </div>
+      <p>
+        {STATUS_LABELS[report.status]} <Badge report={report} />
+      </p>
+      <dl class="report-fields">
+        {fieldsOf(report).map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {report.status !== 'published' && (
+        <form method="post" action={`${base}/start`} data-submit-once="">
+          <CsrfField />
+          <FormError errors={startErrors} />
+          <button type="submit">Start</button>
+        </form>
+      )}
+      <PublishPart action={`${base}/publish`} report={report} publish={publish} values={values} errors={errors} />
+    </Layout>
+  );
+}
+
+const NOT_SENT: Record<string, string> = {
+  not_requested: 'the integration was not notified',
+  created_in_application: 'the report was created in the application, so no webhook is due',
+  integration_revoked: 'the integration that created it is revoked, so no webhook is due',
+  no_webhook_address: 'the company has no webhook address, so no webhook was sent',
+};
+
+/** A publish's outcome as the redirect's query carries it (only known words and a timestamp). */
+export function publishedQuery(result: PublishResult): string {
+  const { webhook } = result;
+  const query = new URLSearchParams({ outcome: webhook.outcome });
+  if (webhook.outcome === 'not_sent') query.set('reason', webhook.reason);
+  if (webhook.outcome === 'sent') query.set('status', String(webhook.status));
+  if (webhook.outcome === 'retrying') query.set('next', webhook.nextAttemptAt);
+  return query.toString();
+}
+
+/** The outcome line for the query a redirect carries; anything else in the query shows nothing. */
+export function outcomeOf(query: Record<string, unknown>): string | undefined {
+  const { outcome, reason, status, next } = query;
+  if (outcome === 'started') return 'Started.';
+  if (outcome === 'sent' && typeof status === 'string' && /^\d{3}$/.test(status))
+    return `Published; the integration was notified (outcome sent: the receiver answered HTTP ${status}).`;
+  if (outcome === 'not_sent' && typeof reason === 'string' && reason in NOT_SENT)
+    return `Published; ${NOT_SENT[reason]} (outcome not_sent).`;
+  if (outcome === 'retrying' && typeof next === 'string' && !Number.isNaN(Date.parse(next)))
+    return `Published; the notification failed and the service keeps trying in the background (outcome retrying, next attempt at ${new Date(next).toISOString()}).`;
+  if (outcome === 'failed')
+    return 'Published; the notification failed and no attempt will follow (outcome failed): see the delivery log.';
+  return undefined;
+}

@@ -1,0 +1,284 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import { api, newCompany, pool, reportInput, unique } from '../support/harness.js';
+import { consoleClient, signIn } from '../support/console.js';
+import { apiReport, auth, companyWithWebhook, verifies, webhookSuite } from '../support/webhooks.js';
+
+const QUESTION = '<legend>Notify the integration?</legend>';
+const PUBLISHED_AT = 'https://reports.example.com/r/1';
+
+/** A report made in the application (no webhook rules apply to it). */
+async function appReport(companyId: string, overrides: Record<string, unknown> = {}): Promise<string> {
+  const res = await api()
+    .post(`/internal/companies/${companyId}/reports`)
+    .set(auth)
+    .send(reportInput(overrides))
+    .expect(201);
+  return res.body.id;
+}
+
+async function statusOf(reportId: string): Promise<{ status: string; published_url: string | null }> {
+  const { rows } = await pool().query<{ status: string; published_url: string | null }>(
+    'SELECT status, published_url FROM reports WHERE id = $1',
+    [reportId],
+  );
+  return rows[0]!;
+}
+
+/** A console session on an app, and its requests. */
+async function session(target: Express) {
+  const { cookie, csrf } = await signIn(target);
+  return {
+    get: (path: string) => consoleClient(target).get(path).set('Cookie', cookie),
+    post: (path: string, fields: Record<string, string>, token: string | null = csrf) =>
+      consoleClient(target)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send(token === null ? fields : { _csrf: token, ...fields }),
+  };
+}
+
+/** The inbox's rows: each one's report id and its text. */
+function rowsOf(html: string): { id: string; html: string }[] {
+  return [
+    ...html.matchAll(/<tr><td><a href="\/console\/companies\/[0-9a-f-]+\/reports\/([0-9a-f-]{36})">[\s\S]*?<\/tr>/g),
+  ].map((m) => ({ id: m[1]!, html: m[0] }));
+}
+
+describe('console: the reports inbox and publishing', () => {
+  const suite = webhookSuite();
+  let console_: Awaited<ReturnType<typeof session>>;
+  before(async () => {
+    console_ = await session(suite.allowed.app);
+  });
+
+  it('lists the company’s reports newest first, a page at a time ("Older reports"), each once', async () => {
+    const { companyId } = await newCompany();
+    const made: string[] = [];
+    for (let i = 0; i < 23; i++)
+      made.push(await appReport(companyId, { inspectionDate: `2025-01-${String(i + 1).padStart(2, '0')}` }));
+    const base = `/console/companies/${companyId}/reports`;
+    const seen: string[] = [];
+    let url: string | undefined = base;
+    while (url) {
+      const page: { text: string } = await console_.get(url).expect(200);
+      expect(page.text).to.include('<h1>Reports</h1>');
+      const ids = rowsOf(page.text).map((r) => r.id);
+      expect(ids.length).to.be.within(1, 20);
+      seen.push(...ids);
+      url = /href="([^"]+)">Older reports</.exec(page.text)?.[1]?.replace(/&amp;/g, '&');
+    }
+    expect(seen).to.deep.equal([...made].reverse());
+    await console_.get(`${base}?after=forged`).expect(400);
+  });
+
+  it('shows the "New from REST API" badge only on API reports still new, with source and restId', async () => {
+    const { companyId, key } = await newCompany();
+    const restId = unique('crm');
+    const fresh = (
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', key)
+        .send(reportInput({ restId, fromRestService: 'Acme CRM', inspectionDate: '2026-01-03' }))
+        .expect(200)
+    ).body.id as string;
+    const started = await apiReport(key);
+    await api().post(`/internal/companies/${companyId}/reports/${started}/start`).set(auth).expect(200);
+    const own = await appReport(companyId, { inspectionDate: '2026-01-01' });
+    const rows = rowsOf((await console_.get(`/console/companies/${companyId}/reports`).expect(200)).text);
+    const row = (id: string) => rows.find((r) => r.id === id)!.html;
+    expect(row(fresh)).to.include('<span class="badge">New from REST API</span>');
+    expect(row(fresh)).to.include('<td>Acme CRM</td>').and.to.include(`<td>${restId}</td>`);
+    expect(row(fresh)).to.include('<td>2026-01-03</td>');
+    expect(row(started)).not.to.include('New from REST API');
+    expect(row(own)).not.to.include('New from REST API');
+    expect(row(own)).to.include('<td></td>');
+  });
+
+  it('bounds long partner values on the inbox; the report’s page shows every field, whole, as text', async () => {
+    const { companyId, key } = await newCompany();
+    const notes = `${'n'.repeat(20_000)}<script>alert(1)</script>`;
+    const address = `${'a'.repeat(300)}"><img src=x onerror=alert(1)>`;
+    const id = (
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', key)
+        .send(reportInput({ notes, address, restId: 'r'.repeat(200), agentName: 'javascript:alert(1)' }))
+        .expect(200)
+    ).body.id as string;
+    const inbox = await console_.get(`/console/companies/${companyId}/reports`).expect(200);
+    expect(inbox.text).to.include(`>${'a'.repeat(80)}…</a>`);
+    expect(inbox.text).not.to.include('a'.repeat(81));
+    expect(inbox.text).not.to.include('r'.repeat(81));
+    const page = await console_.get(`/console/companies/${companyId}/reports/${id}`).expect(200);
+    expect(page.text).to.include('<h1>Report</h1>');
+    expect(page.text).to.include(`<dd>${'n'.repeat(20_000)}&lt;script>alert(1)&lt;/script></dd>`);
+    expect(page.text).to.include(`<dd>${'a'.repeat(300)}&quot;>&lt;img src=x onerror=alert(1)></dd>`);
+    expect(page.text).to.include('<dd>javascript:alert(1)</dd>');
+    expect(page.text).not.to.include('href="javascript');
+    for (const label of ['Address', 'Client', 'Notes', 'Inspection date', 'Source', 'REST id', 'Published address'])
+      expect(page.text).to.include(`<dt>${label}</dt>`);
+  });
+
+  it('"Start" moves a new report to in progress (303 to its page); without the CSRF token: 403, unchanged', async () => {
+    const { companyId, key } = await newCompany();
+    const id = await apiReport(key);
+    const path = `/console/companies/${companyId}/reports/${id}`;
+    expect((await console_.get(path).expect(200)).text).to.include('<button type="submit">Start</button>');
+    await console_.post(`${path}/start`, {}, null).expect(403);
+    expect((await statusOf(id)).status).to.equal('new');
+    await console_.post(`${path}/start`, {}).expect(303).expect('Location', `${path}?outcome=started`);
+    expect((await statusOf(id)).status).to.equal('in_progress');
+    expect((await console_.get(`${path}?outcome=started`).expect(200)).text).to.include('Started.');
+  });
+
+  it('publishes at once, without the question, when the webhook rules do not apply', async () => {
+    const { companyId, key } = await newCompany();
+    // A report made in the application, and an API report of a company with no webhook address.
+    for (const id of [await appReport(companyId), await apiReport(key)]) {
+      const path = `/console/companies/${companyId}/reports/${id}`;
+      const res = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT }).expect(303);
+      expect(res.text).not.to.include(QUESTION);
+      expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
+      const page = await console_.get(res.headers.location!).expect(200);
+      expect(page.text).to.match(/<div role="status" class="outcome">Published; .*\(outcome not_sent\)\.<\/div>/);
+    }
+  });
+
+  it('asks "Notify the integration?" when they apply; "Notify" sends the signed webhook, then publishes', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    const asked = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT }).expect(200);
+    expect(asked.text).to.include(QUESTION);
+    expect(asked.text).to.include('<button type="submit" name="answer" value="notify">Notify</button>');
+    expect(asked.text).to.include(
+      '<button type="submit" name="answer" value="skip">Publish without notifying</button>',
+    );
+    expect(asked.text).to.include(`<input type="hidden" name="publishedUrl" value="${PUBLISHED_AT}"/>`);
+    expect((await statusOf(id)).status).to.equal('new');
+    expect(suite.receiver.at(company.path)).to.have.length(0);
+
+    const sent = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' }).expect(303);
+    const [webhook] = suite.receiver.at(company.path);
+    expect(verifies(webhook!, company.secret)).to.equal(true);
+    expect(JSON.parse(webhook!.body)).to.include({ id, publishedUrl: PUBLISHED_AT, status: 'published' });
+    expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
+    const page = await console_.get(sent.headers.location!).expect(200);
+    expect(page.text).to.include('outcome sent: the receiver answered HTTP 204');
+  });
+
+  it('a failed notification: the receiver’s error, "Retry" (fails again), then "Skip notification" publishes', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(company.path, { status: 500, body: '<b>down</b>' });
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    for (const attempt of [1, 2]) {
+      const failed = await console_
+        .post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' })
+        .expect(502);
+      expect(failed.text).to.include(
+        '<p class="form-error" role="alert">webhook delivery failed: the receiver answered HTTP 500</p>',
+      );
+      for (const name of ['Retry', 'Skip notification', 'Retry in the background'])
+        expect(failed.text).to.include(`>${name}</button>`);
+      expect((await statusOf(id)).status, `attempt ${attempt}`).to.equal('new');
+      expect(suite.receiver.at(company.path)).to.have.length(attempt);
+    }
+    const skipped = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'skip' }).expect(303);
+    expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
+    expect(suite.receiver.at(company.path)).to.have.length(2);
+    expect((await console_.get(skipped.headers.location!).expect(200)).text).to.include(
+      'the integration was not notified (outcome not_sent)',
+    );
+  });
+
+  it('"Retry in the background" publishes and shows the outcome retrying with its next attempt', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(company.path, { status: 503 });
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    const res = await console_
+      .post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'background' })
+      .expect(303);
+    expect((await statusOf(id)).status).to.equal('published');
+    const next = new URL(res.headers.location!, 'http://x').searchParams.get('next')!;
+    expect(Date.parse(next)).to.be.greaterThan(0);
+    const page = await console_.get(res.headers.location!).expect(200);
+    expect(page.text).to.include(`outcome retrying, next attempt at ${new Date(next).toISOString()}`);
+  });
+
+  it('publishes once for two concurrent publishes: the second is refused (409) while the first delivers', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    let answer!: () => void;
+    const gate = new Promise<void>((resolve) => (answer = resolve));
+    suite.receiver.on(company.path, { status: 204, waitFor: () => gate });
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    const send = () =>
+      console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' }).then((r) => r);
+    const both = [send(), send()];
+    // One of them is refused while the other's delivery waits at the receiver; then the receiver answers.
+    const refused = await Promise.race(both);
+    answer();
+    const statuses = (await Promise.all(both)).map((r) => r.status).sort();
+    expect(statuses).to.deep.equal([303, 409]);
+    expect(refused.status).to.equal(409);
+    expect(refused.text).to.include(
+      `<p class="form-error" role="alert">report ${id} is being published: its webhook delivery is in flight</p>`,
+    );
+    expect(suite.receiver.at(company.path)).to.have.length(1);
+    expect((await statusOf(id)).status).to.equal('published');
+  });
+
+  it('refuses a published address that is not HTTPS at its field, with the API’s message (400)', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const asking = await apiReport(company.key);
+    const own = await appReport(company.companyId);
+    const bad = 'http://reports.example.com/r/1';
+    const expected = (
+      await api()
+        .post(`/internal/companies/${company.companyId}/reports/${own}/publish`)
+        .set(auth)
+        .send({ publishedUrl: bad, notifyIntegration: false })
+        .expect(400)
+    ).body.error as string;
+    for (const id of [asking, own]) {
+      const path = `/console/companies/${company.companyId}/reports/${id}`;
+      const res = await console_.post(`${path}/publish`, { publishedUrl: bad }).expect(400);
+      expect(res.text).to.include(`<p id="publish-publishedUrl-error" class="field-error">${expected}</p>`);
+      expect(res.text).to.include('aria-invalid="true" aria-describedby="publish-publishedUrl-error"');
+      expect(res.text).to.include(`value="${bad}"`);
+      expect(res.text).not.to.include(QUESTION);
+      expect((await statusOf(id)).status).to.equal('new');
+    }
+  });
+
+  it('refuses a publish without the CSRF token (403): nothing published, no webhook', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}/publish`;
+    for (const answer of [{}, { answer: 'notify' }, { answer: 'skip' }] as Record<string, string>[])
+      await console_.post(path, { publishedUrl: PUBLISHED_AT, ...answer }, null).expect(403);
+    await console_.post(path, { publishedUrl: PUBLISHED_AT, answer: 'notify' }, 'wrong').expect(403);
+    expect(await statusOf(id)).to.deep.equal({ status: 'new', published_url: '' });
+    expect(suite.receiver.at(company.path)).to.have.length(0);
+  });
+
+  it('answers the 404 page for an unknown report and another company’s report, and changes nothing', async () => {
+    const mine = await newCompany();
+    const other = await newCompany();
+    const theirs = await apiReport(other.key);
+    const base = `/console/companies/${mine.companyId}/reports`;
+    for (const id of ['5b0c6e2e-0000-4000-8000-000000000000', 'nope', theirs]) {
+      const res = await console_.get(`${base}/${id}`).expect(404);
+      expect(res.text).to.include('<h1>Not found</h1>');
+      await console_.post(`${base}/${id}/start`, {}).expect(404);
+      await console_.post(`${base}/${id}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'skip' }).expect(404);
+    }
+    expect(await statusOf(theirs)).to.deep.equal({ status: 'new', published_url: '' });
+    const inbox = await console_.get(base).expect(200);
+    expect(inbox.text).not.to.include(theirs);
+  });
+});
