@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SANDBOX_MAX_REPORTS } from '../../src/reports/sandbox.js';
+import { api, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { startServer, type RunningServer } from '../support/server-process.js';
+import { auth } from '../support/webhooks.js';
+
+/** The sandbox on several service processes: each keeps the worlds apart, and the sandbox bound is exact. */
+
+interface Worlds extends TestCompany {
+  testKey: string;
+}
+
+/** A company with a live key (newCompany's) and a test key issued through the application API. */
+async function withSandbox(inspectors: { name: string; email: string }[] = []): Promise<Worlds> {
+  const company = await newCompany(inspectors);
+  const res = await api()
+    .post(`/internal/companies/${company.companyId}/api-keys`)
+    .set(auth)
+    .send({ mode: 'test' })
+    .expect(201);
+  expect(res.body.key).to.match(/^irk_test_/);
+  expect(res.body.mode).to.equal('test');
+  return { ...company, testKey: res.body.key };
+}
+
+const create = (key: string, body: object, target: string | undefined = undefined) =>
+  (target === undefined ? api() : api(target)).post('/reports/new').set('X-API-KEY', key).send(body);
+
+/** The sandbox company of a company with a test key. */
+async function sandboxOf(company: TestCompany): Promise<string> {
+  const { rows } = await pool().query<{ id: string }>('SELECT id FROM companies WHERE sandbox_of = $1', [
+    company.companyId,
+  ]);
+  return rows[0]!.id;
+}
+
+/** `count` reports more in the company's sandbox, written straight to the table (no partner API). */
+async function fillSandbox(company: TestCompany, count: number): Promise<void> {
+  await pool().query(
+    `INSERT INTO reports (company_id, client_names, inspection_date)
+     SELECT $1, ARRAY['Filler'], DATE '2026-01-01' FROM generate_series(1, $2::integer)`,
+    [await sandboxOf(company), count],
+  );
+}
+
+/** The reports in the company's sandbox. */
+async function sandboxReports(company: TestCompany): Promise<number> {
+  const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM reports WHERE company_id = $1', [
+    await sandboxOf(company),
+  ]);
+  return rows[0]!.n;
+}
+
+describe('the sandbox across two service processes', () => {
+  let servers: RunningServer[] = [];
+  after(() => servers.forEach((s) => s.kill()));
+
+  it('keeps the worlds apart on every process, caches included', async () => {
+    servers = await Promise.all([startServer(), startServer()]);
+    const [one, two] = servers.map((s) => s.baseUrl) as [string, string];
+    const company = await withSandbox();
+    const restId = unique('crm');
+    const live = await create(company.key, reportInput({ restId }), one).expect(200);
+    // Read on both processes (now cached there), then a sandbox report with the same restId.
+    for (const url of [one, two]) await api(url).get(`/reports?restId=${restId}`).set('X-API-KEY', company.key);
+    const test = await create(company.testKey, reportInput({ restId }), two).expect(200);
+    for (const url of [one, two]) {
+      await api(url).get(`/reports/${test.body.id}`).set('X-API-KEY', company.key).expect(404);
+      await api(url).get(`/reports/${live.body.id}`).set('X-API-KEY', company.testKey).expect(404);
+      const liveList = await api(url).get(`/reports?restId=${restId}`).set('X-API-KEY', company.key).expect(200);
+      expect(liveList.body.map((r: { id: string }) => r.id)).to.deep.equal([live.body.id]);
+      const testList = await api(url).get(`/reports?restId=${restId}`).set('X-API-KEY', company.testKey).expect(200);
+      expect(testList.body.map((r: { id: string }) => r.id)).to.deep.equal([test.body.id]);
+    }
+    await api(one).delete('/sandbox/reports').set('X-API-KEY', company.testKey).expect(204);
+    for (const url of [one, two]) {
+      await api(url).get(`/reports/${test.body.id}`).set('X-API-KEY', company.testKey).expect(404);
+      await api(url).get(`/reports/${live.body.id}`).set('X-API-KEY', company.key).expect(200);
+    }
+  });
+});
+
+describe('the sandbox bound under concurrent creates on two service processes', () => {
+  let servers: RunningServer[] = [];
+  after(() => servers.forEach((s) => s.kill()));
+
+  /** A create sent again after a 429 or 503 (the company's share or the pool busy), as a partner would. */
+  async function createPatiently(key: string, target: string): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await create(key, reportInput(), target);
+      if ((res.status !== 429 && res.status !== 503) || attempt === 20) return res.status;
+      await sleep(100 + Math.random() * 200);
+    }
+  }
+
+  it('is exact: 300 creates at once with room for 100 make exactly 100, the others 409', async function () {
+    this.timeout(120_000);
+    servers = await Promise.all([startServer(), startServer()]);
+    const company = await withSandbox();
+    await fillSandbox(company, SANDBOX_MAX_REPORTS - 100);
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => createPatiently(company.testKey, servers[i % 2]!.baseUrl)),
+    );
+    const counts = statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
+    expect(counts).to.deep.equal({ 200: 100, 409: 200 });
+    expect(await sandboxReports(company)).to.equal(SANDBOX_MAX_REPORTS);
+  });
+});
