@@ -4,8 +4,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import type { Express } from 'express';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { APP_TOKEN } from './harness.js';
 
 /** Debian's chromium package: never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -87,4 +89,52 @@ export async function openBrowser(app: Express): Promise<BrowserSession> {
       session.consoleErrors.push(message.text());
   });
   return session;
+}
+
+/** The text of the element that has the keyboard's focus. */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent);
+
+/** Signs in at /console by keyboard: the application token typed in its field, Tab to "Sign in", Enter. */
+export async function signInToConsole(page: Page): Promise<void> {
+  await page.goto('/console');
+  await page.getByLabel('Application token').focus();
+  await page.keyboard.type(APP_TOKEN);
+  await page.keyboard.press('Tab');
+  expect(await focused(page)).to.equal('Sign in');
+  await page.keyboard.press('Enter');
+  await page.waitForURL('**/console/companies');
+}
+
+/**
+ * On a report's page: "Publish" with the published address, then the answer to "Notify the
+ * integration?" (the question checked by `check` first), by keyboard when asked.
+ */
+export async function publishAndAnswer(
+  page: Page,
+  answer: 'Notify' | 'Publish without notifying',
+  { publishedUrl, check, byKeyboard = false }: PublishOptions,
+): Promise<void> {
+  await page.getByLabel('Published address').fill(publishedUrl);
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await page.getByRole('group', { name: 'Notify the integration?' }).waitFor();
+  await check(`question before ${answer}`);
+  const button = page.getByRole('button', { name: answer, exact: true });
+  if (!byKeyboard) return button.click();
+  await button.focus();
+  expect(await focused(page)).to.contain(answer);
+  await page.keyboard.press('Enter');
+}
+
+interface PublishOptions {
+  publishedUrl: string;
+  check: (what: string) => Promise<void>;
+  byKeyboard?: boolean;
+}
+
+/** Nothing ran or loaded that should not have: no dialog, no foreign request, no console error, no failed asset. */
+export function expectNothingRan(session: BrowserSession): void {
+  expect(session.dialogs, 'dialogs').to.deep.equal([]);
+  expect(session.foreignRequests, 'requests to another host').to.deep.equal([]);
+  expect(session.consoleErrors, 'errors in the browser console').to.deep.equal([]);
+  expect(session.failedAssets, 'assets that failed to load').to.deep.equal([]);
 }
