@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Pool } from '../../../src/db/pool.js';
-import { seriousViolations } from '../../support/axe.js';
-import { openBrowser, type BrowserSession } from '../../support/browser.js';
-import { api, APP_TOKEN, newApp, newCompany, reportInput } from '../../support/harness.js';
+import { axeChecks } from '../../support/axe.js';
+import { expectNothingRan, openBrowser, signInToConsole, type BrowserSession } from '../../support/browser.js';
+import { api, newApp, newCompany, reportInput } from '../../support/harness.js';
 import { HttpsReceiver } from '../../support/https-receiver.js';
 import { auth } from '../../support/webhooks.js';
 
@@ -12,7 +12,7 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
   let browser: BrowserSession;
   let receiver: HttpsReceiver;
   let allowed: { pool: Pool };
-  const checked: string[] = [];
+  const { check: accessible, checked } = axeChecks(() => browser.page);
 
   before(async () => {
     receiver = await HttpsReceiver.start();
@@ -28,18 +28,10 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     await allowed?.pool.end();
   });
 
-  async function accessible(what: string) {
-    expect(await seriousViolations(browser.page), what).to.deep.equal([]);
-    checked.push(what);
-  }
-
   it('generates and copies a key, saves the address, tests it, redelivers, revokes the integration', async () => {
     const { page } = browser;
     const { companyId } = await newCompany();
-    await page.goto('/console');
-    await page.getByLabel('Application token').fill(APP_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/console/companies');
+    await signInToConsole(page);
     await page.goto(`/console/companies/${companyId}`);
     await page.getByRole('link', { name: 'REST API' }).click();
     await page.getByRole('heading', { level: 1, name: 'REST API' }).waitFor();
@@ -113,10 +105,7 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     expect(await page.getByText('No API keys.').count()).to.equal(1);
     await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
-    expect(browser.dialogs, 'dialogs').to.deep.equal([]);
-    expect(browser.foreignRequests, 'requests to another host').to.deep.equal([]);
-    expect(browser.consoleErrors, 'errors in the browser console').to.deep.equal([]);
-    expect(browser.failedAssets, 'assets that failed to load').to.deep.equal([]);
+    expectNothingRan(browser);
     expect(checked).to.have.length(8);
   });
 });
