@@ -7,7 +7,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { APP_TOKEN } from './harness.js';
+import type { Pool } from '../../src/db/pool.js';
+import { APP_TOKEN, newApp } from './harness.js';
+import { HttpsReceiver } from './https-receiver.js';
 
 /** Debian's chromium package: never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -137,4 +139,33 @@ export function expectNothingRan(session: BrowserSession): void {
   expect(session.foreignRequests, 'requests to another host').to.deep.equal([]);
   expect(session.consoleErrors, 'errors in the browser console').to.deep.equal([]);
   expect(session.failedAssets, 'assets that failed to load').to.deep.equal([]);
+}
+
+export interface ReceiverSuite {
+  browser: BrowserSession;
+  receiver: HttpsReceiver;
+}
+
+/**
+ * Hooks of a suite whose pages deliver webhooks: a local HTTPS receiver, an app that may reach it and
+ * trusts its certificate (as WEBHOOK_ALLOWED_CIDRS would), served to chromium, the clipboard allowed;
+ * started before the suite and stopped after it. Read the fields inside hooks and tests.
+ */
+export function browserWithReceiver(): ReceiverSuite {
+  const suite = {} as ReceiverSuite;
+  let served: { pool: Pool } | undefined;
+  before(async () => {
+    suite.receiver = await HttpsReceiver.start();
+    const made = newApp({ notifier: suite.receiver.notifier() });
+    served = made;
+    suite.browser = await openBrowser(made.app);
+    const permissions = ['clipboard-read', 'clipboard-write'];
+    await suite.browser.page.context().grantPermissions(permissions, { origin: suite.browser.origin });
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.receiver?.stop();
+    await served?.pool.end();
+  });
+  return suite;
 }

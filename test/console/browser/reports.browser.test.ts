@@ -1,40 +1,29 @@
 import { expect } from 'chai';
-import type { Pool } from '../../../src/db/pool.js';
 import { axeChecks } from '../../support/axe.js';
 import {
+  browserWithReceiver,
   expectNothingRan,
-  openBrowser,
   publishAndAnswer,
   signInToConsole,
   type BrowserSession,
 } from '../../support/browser.js';
-import { api, newApp, reportInput, unique } from '../../support/harness.js';
-import { HttpsReceiver } from '../../support/https-receiver.js';
+import { api, reportInput, unique } from '../../support/harness.js';
+import type { HttpsReceiver } from '../../support/https-receiver.js';
 import { companyWithWebhook, verifies, type CompanyWithWebhook } from '../../support/webhooks.js';
 
 const PUBLISHED_AT = 'https://reports.example.com/r/1';
 
 describe('console in a browser (chromium): the reports inbox and publishing', () => {
+  const suite = browserWithReceiver();
   let browser: BrowserSession;
   let receiver: HttpsReceiver;
-  let ownPool: Pool;
   let company: CompanyWithWebhook;
   const { check: accessible, checked } = axeChecks(() => browser.page);
 
   before(async () => {
-    receiver = await HttpsReceiver.start();
-    // The app's notifier may reach the local receiver, as the harness's webhook suites allow it.
-    const allowed = newApp({ notifier: receiver.notifier() });
-    ownPool = allowed.pool;
-    browser = await openBrowser(allowed.app);
+    ({ browser, receiver } = suite);
     company = await companyWithWebhook(receiver);
-    const { page } = browser;
-    await signInToConsole(page);
-  });
-  after(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await ownPool?.end();
+    await signInToConsole(browser.page);
   });
 
   /** A report created through the partner API with the company's key. */

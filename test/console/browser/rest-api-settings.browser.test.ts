@@ -1,34 +1,17 @@
 import { expect } from 'chai';
-import type { Pool } from '../../../src/db/pool.js';
 import { axeChecks } from '../../support/axe.js';
-import { expectNothingRan, openBrowser, signInToConsole, type BrowserSession } from '../../support/browser.js';
-import { api, newApp, newCompany, reportInput } from '../../support/harness.js';
-import { HttpsReceiver } from '../../support/https-receiver.js';
+import { browserWithReceiver, expectNothingRan, signInToConsole } from '../../support/browser.js';
+import { api, newCompany, reportInput } from '../../support/harness.js';
 import { auth } from '../../support/webhooks.js';
 
 const HOSTILE_ANSWER = '<img src=x onerror=alert(1)>';
 
 describe('console in a browser (chromium): Settings > Integrations > REST API', () => {
-  let browser: BrowserSession;
-  let receiver: HttpsReceiver;
-  let allowed: { pool: Pool };
-  const { check: accessible, checked } = axeChecks(() => browser.page);
-
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    // The console's app may reach the local receiver and trusts its certificate (WEBHOOK_ALLOWED_CIDRS).
-    const made = newApp({ notifier: receiver.notifier() });
-    allowed = made;
-    browser = await openBrowser(made.app);
-    await browser.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: browser.origin });
-  });
-  after(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await allowed?.pool.end();
-  });
+  const suite = browserWithReceiver();
+  const { check: accessible, checked } = axeChecks(() => suite.browser.page);
 
   it('generates and copies a key, saves the address, tests it, redelivers, revokes the integration', async () => {
+    const { browser, receiver } = suite;
     const { page } = browser;
     const { companyId } = await newCompany();
     await signInToConsole(page);

@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import { axeChecks } from '../../support/axe.js';
-import {
-  expectNothingRan,
-  openBrowser,
-  publishAndAnswer,
-  signInToConsole,
-  type BrowserSession,
-} from '../../support/browser.js';
-import { api, newApp, unique } from '../../support/harness.js';
-import { HttpsReceiver } from '../../support/https-receiver.js';
+import { browserWithReceiver, expectNothingRan, publishAndAnswer, signInToConsole } from '../../support/browser.js';
+import { api, unique } from '../../support/harness.js';
 import { CONSOLE_VIEWPORT, screenshot } from '../../support/screenshots.js';
 import { verifies } from '../../support/webhooks.js';
 
@@ -33,25 +26,11 @@ const SECOND = {
  * nothing run or loaded that should not be. Its pages are the README's screenshots (npm run screenshots).
  */
 describe('console in a browser (chromium): the whole story', () => {
-  let browser: BrowserSession;
-  let receiver: HttpsReceiver;
-  let served: ReturnType<typeof newApp>;
-
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    // The served app's notifier may reach the local receiver and trusts its certificate.
-    served = newApp({ notifier: receiver.notifier() });
-    browser = await openBrowser(served.app);
-    await browser.page.setViewportSize(CONSOLE_VIEWPORT);
-    await browser.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: browser.origin });
-  });
-  after(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await served?.pool.end();
-  });
+  const suite = browserWithReceiver();
+  before(() => suite.browser.page.setViewportSize(CONSOLE_VIEWPORT));
 
   it('signs in, sets up a company and its integration, publishes with and without a notification, revokes', async () => {
+    const { browser, receiver } = suite;
     const { page } = browser;
     const axe = axeChecks(() => page);
     const partner = () => api(browser.origin);
