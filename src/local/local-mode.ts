@@ -54,6 +54,7 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
         appTokenFromEnv
           ? '  Application token (Bearer):   the one in APP_TOKEN'
           : `  Application token (Bearer):   ${credentials.appToken}`,
+        `  Console (sign in with it):    ${baseUrl}/console`,
         `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
       ].filter(Boolean);
       process.stdout.write(['', ...lines, '', ''].join('\n'));

@@ -4,8 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import type { Express } from 'express';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Pool } from '../../src/db/pool.js';
+import { APP_TOKEN, newApp } from './harness.js';
+import { HttpsReceiver } from './https-receiver.js';
 
 /** Debian's chromium package: never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -87,4 +91,81 @@ export async function openBrowser(app: Express): Promise<BrowserSession> {
       session.consoleErrors.push(message.text());
   });
   return session;
+}
+
+/** The text of the element that has the keyboard's focus. */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent);
+
+/** Signs in at /console by keyboard: the application token typed in its field, Tab to "Sign in", Enter. */
+export async function signInToConsole(page: Page): Promise<void> {
+  await page.goto('/console');
+  await page.getByLabel('Application token').focus();
+  await page.keyboard.type(APP_TOKEN);
+  await page.keyboard.press('Tab');
+  expect(await focused(page)).to.equal('Sign in');
+  await page.keyboard.press('Enter');
+  await page.waitForURL('**/console/companies');
+}
+
+/**
+ * On a report's page: "Publish" with the published address, then the answer to "Notify the
+ * integration?" (the question checked by `check` first), by keyboard when asked.
+ */
+export async function publishAndAnswer(
+  page: Page,
+  answer: 'Notify' | 'Publish without notifying',
+  { publishedUrl, check, byKeyboard = false }: PublishOptions,
+): Promise<void> {
+  await page.getByLabel('Published address').fill(publishedUrl);
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await page.getByRole('group', { name: 'Notify the integration?' }).waitFor();
+  await check(`question before ${answer}`);
+  const button = page.getByRole('button', { name: answer, exact: true });
+  if (!byKeyboard) return button.click();
+  await button.focus();
+  expect(await focused(page)).to.contain(answer);
+  await page.keyboard.press('Enter');
+}
+
+interface PublishOptions {
+  publishedUrl: string;
+  check: (what: string) => Promise<void>;
+  byKeyboard?: boolean;
+}
+
+/** Nothing ran or loaded that should not have: no dialog, no foreign request, no console error, no failed asset. */
+export function expectNothingRan(session: BrowserSession): void {
+  expect(session.dialogs, 'dialogs').to.deep.equal([]);
+  expect(session.foreignRequests, 'requests to another host').to.deep.equal([]);
+  expect(session.consoleErrors, 'errors in the browser console').to.deep.equal([]);
+  expect(session.failedAssets, 'assets that failed to load').to.deep.equal([]);
+}
+
+export interface ReceiverSuite {
+  browser: BrowserSession;
+  receiver: HttpsReceiver;
+}
+
+/**
+ * Hooks of a suite whose pages deliver webhooks: a local HTTPS receiver, an app that may reach it and
+ * trusts its certificate (as WEBHOOK_ALLOWED_CIDRS would), served to chromium, the clipboard allowed;
+ * started before the suite and stopped after it. Read the fields inside hooks and tests.
+ */
+export function browserWithReceiver(): ReceiverSuite {
+  const suite = {} as ReceiverSuite;
+  let served: { pool: Pool } | undefined;
+  before(async () => {
+    suite.receiver = await HttpsReceiver.start();
+    const made = newApp({ notifier: suite.receiver.notifier() });
+    served = made;
+    suite.browser = await openBrowser(made.app);
+    const permissions = ['clipboard-read', 'clipboard-write'];
+    await suite.browser.page.context().grantPermissions(permissions, { origin: suite.browser.origin });
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.receiver?.stop();
+    await served?.pool.end();
+  });
+  return suite;
 }

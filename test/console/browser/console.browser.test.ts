@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { seriousViolations } from '../../support/axe.js';
-import { openBrowser, type BrowserSession } from '../../support/browser.js';
+import { axeChecks } from '../../support/axe.js';
+import { expectNothingRan, openBrowser, type BrowserSession } from '../../support/browser.js';
 import { app, APP_TOKEN, unique } from '../../support/harness.js';
 
 const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
 
 describe('console in a browser (chromium): sign in, a company, its inspectors', () => {
   let browser: BrowserSession;
-  const checked: string[] = [];
+  const { check: accessible, checked } = axeChecks(() => browser.page);
 
   before(async () => {
     browser = await openBrowser(app());
@@ -15,12 +15,6 @@ describe('console in a browser (chromium): sign in, a company, its inspectors', 
   after(async () => {
     await browser?.close();
   });
-
-  /** axe on the page the browser shows: no serious or critical violation. */
-  async function accessible(what: string) {
-    expect(await seriousViolations(browser.page), what).to.deep.equal([]);
-    checked.push(what);
-  }
 
   it('walks the story by keyboard-reachable controls, every page accessible, hostile names inert', async () => {
     const { page } = browser;
@@ -77,10 +71,7 @@ describe('console in a browser (chromium): sign in, a company, its inspectors', 
     await page.goto('/console/companies');
     expect(new URL(page.url()).pathname).to.equal('/console');
 
-    expect(browser.dialogs, 'dialogs').to.deep.equal([]);
-    expect(browser.foreignRequests, 'requests to another host').to.deep.equal([]);
-    expect(browser.consoleErrors, 'errors in the browser console').to.deep.equal([]);
-    expect(browser.failedAssets, 'assets that failed to load').to.deep.equal([]);
+    expectNothingRan(browser);
     expect(checked).to.have.length(5);
   });
 });

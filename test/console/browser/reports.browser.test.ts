@@ -1,44 +1,30 @@
 import { expect } from 'chai';
-import type { Pool } from '../../../src/db/pool.js';
-import { seriousViolations } from '../../support/axe.js';
-import { openBrowser, type BrowserSession } from '../../support/browser.js';
-import { api, APP_TOKEN, newApp, reportInput, unique } from '../../support/harness.js';
-import { HttpsReceiver } from '../../support/https-receiver.js';
+import { axeChecks } from '../../support/axe.js';
+import {
+  browserWithReceiver,
+  expectNothingRan,
+  publishAndAnswer,
+  signInToConsole,
+  type BrowserSession,
+} from '../../support/browser.js';
+import { api, reportInput, unique } from '../../support/harness.js';
+import type { HttpsReceiver } from '../../support/https-receiver.js';
 import { companyWithWebhook, verifies, type CompanyWithWebhook } from '../../support/webhooks.js';
 
 const PUBLISHED_AT = 'https://reports.example.com/r/1';
 
 describe('console in a browser (chromium): the reports inbox and publishing', () => {
+  const suite = browserWithReceiver();
   let browser: BrowserSession;
   let receiver: HttpsReceiver;
-  let ownPool: Pool;
   let company: CompanyWithWebhook;
-  const checked: string[] = [];
+  const { check: accessible, checked } = axeChecks(() => browser.page);
 
   before(async () => {
-    receiver = await HttpsReceiver.start();
-    // The app's notifier may reach the local receiver, as the harness's webhook suites allow it.
-    const allowed = newApp({ notifier: receiver.notifier() });
-    ownPool = allowed.pool;
-    browser = await openBrowser(allowed.app);
+    ({ browser, receiver } = suite);
     company = await companyWithWebhook(receiver);
-    const { page } = browser;
-    await page.goto('/console');
-    await page.getByLabel('Application token').fill(APP_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/console/companies');
+    await signInToConsole(browser.page);
   });
-  after(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await ownPool?.end();
-  });
-
-  /** axe on the page the browser shows: no serious or critical violation. */
-  async function accessible(what: string) {
-    expect(await seriousViolations(browser.page), what).to.deep.equal([]);
-    checked.push(what);
-  }
 
   /** A report created through the partner API with the company's key. */
   async function partnerReport(fields: Record<string, unknown>): Promise<string> {
@@ -49,14 +35,8 @@ describe('console in a browser (chromium): the reports inbox and publishing', ()
   const inbox = () => `/console/companies/${company.companyId}/reports`;
 
   /** Publishes the report shown with the address, and answers the question. */
-  async function publishAndAnswer(answer: 'Notify' | 'Publish without notifying') {
-    const { page } = browser;
-    await page.getByLabel('Published address').fill(PUBLISHED_AT);
-    await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.getByRole('group', { name: 'Notify the integration?' }).waitFor();
-    await accessible(`question before ${answer}`);
-    await page.getByRole('button', { name: answer, exact: true }).click();
-  }
+  const publishWith = (answer: 'Notify' | 'Publish without notifying') =>
+    publishAndAnswer(browser.page, answer, { publishedUrl: PUBLISHED_AT, check: accessible });
 
   it('shows an API report with the badge; Start, Publish, "Notify": the receiver verifies the signed webhook', async () => {
     const { page } = browser;
@@ -78,7 +58,7 @@ describe('console in a browser (chromium): the reports inbox and publishing', ()
     await page.getByRole('status').getByText('Started.').waitFor();
     expect(await page.getByText('New from REST API').count()).to.equal(0);
 
-    await publishAndAnswer('Notify');
+    await publishWith('Notify');
     await page.getByRole('status').getByText('outcome sent').waitFor();
     await accessible('published');
     const [webhook] = receiver.at(company.path);
@@ -92,7 +72,7 @@ describe('console in a browser (chromium): the reports inbox and publishing', ()
     const before = receiver.at(company.path).length;
     const id = await partnerReport({ restId: unique('crm'), inspectionDate: '2031-05-02' });
     await page.goto(`${inbox()}/${id}`);
-    await publishAndAnswer('Notify');
+    await publishWith('Notify');
     const error = page.getByRole('alert').getByText('webhook delivery failed: the receiver answered HTTP 500');
     await error.waitFor();
     await accessible('notification failed');
@@ -132,10 +112,7 @@ describe('console in a browser (chromium): the reports inbox and publishing', ()
     expect(await page.getByText(img, { exact: true }).count()).to.equal(1);
     await accessible('hostile report');
 
-    expect(browser.dialogs, 'dialogs').to.deep.equal([]);
-    expect(browser.foreignRequests, 'requests to another host').to.deep.equal([]);
-    expect(browser.consoleErrors, 'errors in the browser console').to.deep.equal([]);
-    expect(browser.failedAssets, 'assets that failed to load').to.deep.equal([]);
+    expectNothingRan(browser);
     expect(checked).to.have.length(9);
   });
 });

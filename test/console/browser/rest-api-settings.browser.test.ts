@@ -1,45 +1,20 @@
 import { expect } from 'chai';
-import type { Pool } from '../../../src/db/pool.js';
-import { seriousViolations } from '../../support/axe.js';
-import { openBrowser, type BrowserSession } from '../../support/browser.js';
-import { api, APP_TOKEN, newApp, newCompany, reportInput } from '../../support/harness.js';
-import { HttpsReceiver } from '../../support/https-receiver.js';
+import { axeChecks } from '../../support/axe.js';
+import { browserWithReceiver, expectNothingRan, signInToConsole } from '../../support/browser.js';
+import { api, newCompany, reportInput } from '../../support/harness.js';
 import { auth } from '../../support/webhooks.js';
 
 const HOSTILE_ANSWER = '<img src=x onerror=alert(1)>';
 
 describe('console in a browser (chromium): Settings > Integrations > REST API', () => {
-  let browser: BrowserSession;
-  let receiver: HttpsReceiver;
-  let allowed: { pool: Pool };
-  const checked: string[] = [];
-
-  before(async () => {
-    receiver = await HttpsReceiver.start();
-    // The console's app may reach the local receiver and trusts its certificate (WEBHOOK_ALLOWED_CIDRS).
-    const made = newApp({ notifier: receiver.notifier() });
-    allowed = made;
-    browser = await openBrowser(made.app);
-    await browser.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: browser.origin });
-  });
-  after(async () => {
-    await browser?.close();
-    await receiver?.stop();
-    await allowed?.pool.end();
-  });
-
-  async function accessible(what: string) {
-    expect(await seriousViolations(browser.page), what).to.deep.equal([]);
-    checked.push(what);
-  }
+  const suite = browserWithReceiver();
+  const { check: accessible, checked } = axeChecks(() => suite.browser.page);
 
   it('generates and copies a key, saves the address, tests it, redelivers, revokes the integration', async () => {
+    const { browser, receiver } = suite;
     const { page } = browser;
     const { companyId } = await newCompany();
-    await page.goto('/console');
-    await page.getByLabel('Application token').fill(APP_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/console/companies');
+    await signInToConsole(page);
     await page.goto(`/console/companies/${companyId}`);
     await page.getByRole('link', { name: 'REST API' }).click();
     await page.getByRole('heading', { level: 1, name: 'REST API' }).waitFor();
@@ -113,10 +88,7 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     expect(await page.getByText('No API keys.').count()).to.equal(1);
     await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
-    expect(browser.dialogs, 'dialogs').to.deep.equal([]);
-    expect(browser.foreignRequests, 'requests to another host').to.deep.equal([]);
-    expect(browser.consoleErrors, 'errors in the browser console').to.deep.equal([]);
-    expect(browser.failedAssets, 'assets that failed to load').to.deep.equal([]);
+    expectNothingRan(browser);
     expect(checked).to.have.length(8);
   });
 });
