@@ -1,13 +1,14 @@
 import type { Router } from 'express';
 import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
 import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
-import { notificationApplies, publishReport } from '../integrations/index.js';
+import { listDeliveries, notificationApplies, publishReport } from '../integrations/index.js';
 import { findForCompany, reportNotFound, startReport, type PublishPrecondition } from '../reports/index.js';
 import { companyOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
-import { outcomeOf, publishedQuery, ReportPage, type ReportProps } from './report-page.js';
+import { outcomeOf, publishedQuery } from './report-outcome.js';
+import { ReportPage, type ReportProps } from './report-page.js';
 import { reportsOf } from './reports-inbox.js';
 
 /** What a publish answers the inspector's choice with: the PublishInput it sends. */
@@ -89,6 +90,9 @@ function publishRoute(router: Router, deps: PageDeps): void {
       throw badRequest('answer must be one of notify, skip, background');
     }
 
+    // The report's newest attempt before this publish: a newer one after a failure is the one it made.
+    const attempted = () => listDeliveries(db, company.id, 1, report.id).then(([latest]) => latest);
+    const before = await attempted();
     const result = await publish(deps, company, report, input, shown);
     if (!('value' in result)) return again(result.status, { values: formValues(req.body), errors: result.errors });
     if ('meanwhile' in result.value) {
@@ -99,8 +103,10 @@ function publishRoute(router: Router, deps: PageDeps): void {
     }
     if ('failed' in result.value) {
       const { failed } = result.value;
-      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: failed.message, ...shown };
-      return again(failed.status, { publish: step });
+      const latest = await attempted();
+      const attempt = latest && latest.id !== before?.id ? latest : undefined;
+      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: failed.message };
+      return again(failed.status, { publish: { ...step, ...shown, attempt } });
     }
     res.redirect(303, `${reportsOf(company)}/${report.id}?${publishedQuery(result.value)}`);
   });

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { Company, PublishResult, Report } from '../api-types.js';
+import type { Company, Report, WebhookDelivery } from '../api-types.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
@@ -34,7 +34,7 @@ function fieldsOf(report: Report): [string, string][] {
 export type PublishStep =
   | { step: 'form' }
   | { step: 'question'; publishedUrl: string; publishedAt: string }
-  | { step: 'failed'; publishedUrl: string; publishedAt: string; error: string }
+  | { step: 'failed'; publishedUrl: string; publishedAt: string; error: string; attempt?: WebhookDelivery }
   | { step: 'meanwhile' };
 
 /**
@@ -77,6 +77,22 @@ function AnswerForm({
   );
 }
 
+/** What the receiver answered the attempt (untrusted text, as much as the delivery log keeps of it). */
+function AttemptAnswer({ attempt }: { attempt: WebhookDelivery }) {
+  return (
+    <dl>
+      <dt>Attempt</dt>
+      <dd>{attempt.attemptedAt}</dd>
+      <dt>Receiver’s status</dt>
+      <dd>{attempt.httpStatus ?? 'none'}</dd>
+      <dt>Receiver’s answer</dt>
+      <dd>
+        <pre>{attempt.responseExcerpt || '(empty)'}</pre>
+      </dd>
+    </dl>
+  );
+}
+
 /** A failed notification: the receiver's error, and the inspector's choices (nothing was published). */
 function FailedPart({ action, publish }: { action: string; publish: Extract<PublishStep, { step: 'failed' }> }) {
   return (
@@ -85,6 +101,7 @@ function FailedPart({ action, publish }: { action: string; publish: Extract<Publ
       <p class="form-error" role="alert">
         {publish.error}
       </p>
+      {publish.attempt && <AttemptAnswer attempt={publish.attempt} />}
       <p>Nothing was published.</p>
       <button type="submit" name="answer" value="notify">
         Retry
@@ -201,36 +218,4 @@ export function ReportPage({ company, report, publish, outcome, values, errors, 
       />
     </Layout>
   );
-}
-
-const NOT_SENT: Record<string, string> = {
-  not_requested: 'the integration was not notified',
-  created_in_application: 'the report was created in the application, so no webhook is due',
-  integration_revoked: 'the integration that created it is revoked, so no webhook is due',
-  no_webhook_address: 'the company has no webhook address, so no webhook was sent',
-};
-
-/** A publish's outcome as the redirect's query carries it (only known words and a timestamp). */
-export function publishedQuery(result: PublishResult): string {
-  const { webhook } = result;
-  const query = new URLSearchParams({ outcome: webhook.outcome });
-  if (webhook.outcome === 'not_sent') query.set('reason', webhook.reason);
-  if (webhook.outcome === 'sent') query.set('status', String(webhook.status));
-  if (webhook.outcome === 'retrying') query.set('next', webhook.nextAttemptAt);
-  return query.toString();
-}
-
-/** The outcome line for the query a redirect carries; anything else in the query shows nothing. */
-export function outcomeOf(query: Record<string, unknown>): string | undefined {
-  const { outcome, reason, status, next } = query;
-  if (outcome === 'started') return 'Started.';
-  if (outcome === 'sent' && typeof status === 'string' && /^\d{3}$/.test(status))
-    return `Published; the integration was notified (outcome sent: the receiver answered HTTP ${status}).`;
-  if (outcome === 'not_sent' && typeof reason === 'string' && reason in NOT_SENT)
-    return `Published; ${NOT_SENT[reason]} (outcome not_sent).`;
-  if (outcome === 'retrying' && typeof next === 'string' && !Number.isNaN(Date.parse(next)))
-    return `Published; the notification failed and the service keeps trying in the background (outcome retrying, next attempt at ${new Date(next).toISOString()}).`;
-  if (outcome === 'failed')
-    return 'Published; the notification failed and no attempt will follow (outcome failed): see the delivery log.';
-  return undefined;
 }

@@ -210,6 +210,37 @@ describe('console: the reports inbox and publishing', () => {
     );
   });
 
+  it('a failed notification shows the receiver’s answer to the attempt just made, as text', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    suite.receiver.on(company.path, { status: 500, body: '<b>boom</b> upstream down' });
+    const first = await console_.post(`${path}/publish`, {
+      ...UNPUBLISHED,
+      publishedUrl: PUBLISHED_AT,
+      answer: 'notify',
+    });
+    expect(first.status).to.equal(502);
+    expect(first.text).to.include('<pre>&lt;b>boom&lt;/b> upstream down</pre>');
+    expect(first.text).not.to.include('<b>boom</b>');
+    suite.receiver.on(company.path, { status: 503, body: 'second try: still down' });
+    const second = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
+      .expect(502);
+    expect(second.text).to.include('<pre>second try: still down</pre>');
+    expect(second.text).not.to.include('boom');
+    // A refusal that makes no attempt (a disabled address) shows no earlier attempt's answer.
+    await pool().query(`UPDATE integrations SET webhook_disabled_reason = 'gone' WHERE company_id = $1`, [
+      company.companyId,
+    ]);
+    const none = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
+      .expect(502);
+    expect(none.text).to.include('the webhook address is disabled: gone');
+    expect(none.text).not.to.include('still down');
+    expect(suite.receiver.at(company.path)).to.have.length(2);
+  });
+
   it('"Retry in the background" publishes and shows the outcome retrying with its next attempt', async () => {
     const company = await companyWithWebhook(suite.receiver);
     suite.receiver.on(company.path, { status: 503 });
