@@ -3,6 +3,7 @@ import type { Company, Report, WebhookDelivery } from '../api-types.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
+import { AttemptAnswer } from './rest-api-view.js';
 import type { FieldErrors } from './schema-check.js';
 
 /** The report's fields as the application shows them, in the Report schema's order. */
@@ -74,22 +75,6 @@ function AnswerForm({
       <input type="hidden" name="publishedAt" value={publishedAt} />
       {children}
     </form>
-  );
-}
-
-/** What the receiver answered the attempt (untrusted text, as much as the delivery log keeps of it). */
-function AttemptAnswer({ attempt }: { attempt: WebhookDelivery }) {
-  return (
-    <dl>
-      <dt>Attempt</dt>
-      <dd>{attempt.attemptedAt}</dd>
-      <dt>Receiver’s status</dt>
-      <dd>{attempt.httpStatus ?? 'none'}</dd>
-      <dt>Receiver’s answer</dt>
-      <dd>
-        <pre>{attempt.responseExcerpt || '(empty)'}</pre>
-      </dd>
-    </dl>
   );
 }
 
