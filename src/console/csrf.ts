@@ -8,18 +8,17 @@ const SIGN_IN = '/sign-in';
 /**
  * Refuses every request that may change something (any method but GET and HEAD) unless it comes from
  * a page of this origin: a present Origin must be this origin, `Sec-Fetch-Site: cross-site` is refused,
- * and the form's `_csrf` must equal the session's token (compared in constant time). Under the pages'
- * `Referrer-Policy: no-referrer` a browser sends `Origin: null` with their own forms, so "null" passes
- * only beside `Sec-Fetch-Site: same-origin`. SameSite=Strict
- * alone is not enough: older browsers ignore it, and a sibling subdomain is the same site.
+ * and the form's `_csrf` must equal the session's token (compared in constant time). The pages'
+ * `Referrer-Policy: same-origin` lets a browser send their own forms' real Origin (headers.ts); any other
+ * Origin, `null` included, is refused. SameSite=Strict alone is not enough: older browsers ignore it,
+ * and a sibling subdomain is the same site.
  * Runs after the session is read and the form parsed, before any handler.
  */
 export const csrfProtection: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();
   if (req.get('sec-fetch-site') === 'cross-site') throw refuse.forbidden('the request came from another site');
   const origin = req.get('origin');
-  const ownPage = origin === 'null' && req.get('sec-fetch-site') === 'same-origin';
-  if (origin !== undefined && origin !== `${req.protocol}://${req.host}` && !ownPage)
+  if (origin !== undefined && origin !== `${req.protocol}://${req.host}`)
     throw refuse.forbidden('the request came from another origin');
   if (req.path === SIGN_IN && req.method === 'POST') return next();
   const expected = (res.locals as { csrf?: string }).csrf;

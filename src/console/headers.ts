@@ -4,7 +4,9 @@ import { securityHeaders } from '../platform/http/security-headers.js';
 /**
  * The console's headers on every answer under /console, errors included: scripts, styles and images
  * only from the service itself and never inline (htmx's config forbids it what would need them), forms
- * posted only to it, no framing, no referrer, nothing kept by a cache.
+ * posted only to it, no framing, nothing kept by a cache. The referrer goes only to this origin (no
+ * page's address leaves it), so that a browser sends the page's own forms with their real Origin, which
+ * the CSRF check compares (under no-referrer it would send `Origin: null`).
  */
 const pageHeaders = securityHeaders({
   contentSecurityPolicy: {
@@ -21,7 +23,7 @@ const pageHeaders = securityHeaders({
     },
   },
   frameguard: { action: 'deny' },
-  referrerPolicy: { policy: 'no-referrer' },
+  referrerPolicy: { policy: 'same-origin' },
 });
 
 export const consoleHeaders: RequestHandler = (req, res, next) =>

@@ -1,13 +1,14 @@
 import type { Router } from 'express';
 import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
-import { badRequest, HttpError, notFound } from '../core/errors.js';
-import { notificationApplies, publishReport } from '../integrations/index.js';
-import { findForCompany, reportNotFound, startReport } from '../reports/index.js';
+import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
+import { listDeliveries, notificationApplies, publishReport } from '../integrations/index.js';
+import { findForCompany, reportNotFound, startReport, type PublishPrecondition } from '../reports/index.js';
 import { companyOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
-import { outcomeOf, publishedQuery, ReportPage, type ReportProps } from './report-page.js';
+import { outcomeOf, publishedQuery } from './report-outcome.js';
+import { ReportPage, type ReportProps } from './report-page.js';
 import { reportsOf } from './reports-inbox.js';
 
 /** What a publish answers the inspector's choice with: the PublishInput it sends. */
@@ -19,6 +20,13 @@ const ANSWERS: Record<string, Omit<PublishInput, 'publishedUrl'>> = {
 /** A failed notification: the receiver's error (502), or no delivery place free (503); nothing was published. */
 const notificationFailed = (err: unknown): err is HttpError =>
   err instanceof HttpError && (err.status === 502 || err.status === 503);
+
+/** What the form says the report was when its page was shown (publishedAt: see publishedAtOf). */
+function shownState(body: unknown): { publishedAt: string } {
+  const { publishedAt } = (body ?? {}) as { publishedAt?: unknown };
+  if (typeof publishedAt !== 'string') throw badRequest('the form is out of date: open the report again');
+  return { publishedAt };
+}
 
 /**
  * A report's page (GET …/reports/:reportId), "Start" (POST …/start) and "Publish" (POST …/publish):
@@ -47,12 +55,23 @@ export function reportPages(router: Router, deps: PageDeps): void {
     res.redirect(303, `${reportsOf(company)}/${report.id}?outcome=started`);
   });
 
+  publishRoute(router, deps);
+}
+
+/**
+ * "Publish" and the answers after it (the question's, a failed notification's), each form carrying the
+ * report's publish state as its page showed it (publishedAt): a form sent again after its publish is
+ * refused, not published twice.
+ */
+function publishRoute(router: Router, deps: PageDeps): void {
+  const { db } = deps;
   router.post('/companies/:companyId/reports/:reportId/publish', async (req, res) => {
     const company = companyOf(res.locals);
     const report = await reportOf(deps, company, req.params.reportId!);
     const again = (status: number, props: Partial<ReportProps>) =>
       render(res, status, <ReportPage company={company} report={report} publish={{ step: 'form' }} {...props} />);
     const { publishedUrl, answer } = req.body as { publishedUrl?: unknown; answer?: unknown };
+    const shown = shownState(req.body);
 
     let input: Record<string, unknown>;
     if (answer === undefined) {
@@ -61,7 +80,8 @@ export function reportPages(router: Router, deps: PageDeps): void {
         const checked = deps.forms.check<PublishInput>('PublishInput', { publishedUrl, notifyIntegration: false });
         if (!('input' in checked))
           return again(checked.status, { values: formValues(req.body), errors: checked.errors });
-        return again(200, { publish: { step: 'question', publishedUrl: checked.input.publishedUrl } });
+        const step = { step: 'question' as const, publishedUrl: checked.input.publishedUrl, ...shown };
+        return again(200, { publish: step });
       }
       input = { publishedUrl, notifyIntegration: false };
     } else if (typeof answer === 'string' && Object.hasOwn(ANSWERS, answer)) {
@@ -70,11 +90,23 @@ export function reportPages(router: Router, deps: PageDeps): void {
       throw badRequest('answer must be one of notify, skip, background');
     }
 
-    const result = await publish(deps, company, report, input);
+    // The report's newest attempt before this publish: a newer one after a failure is the one it made.
+    const attempted = () => listDeliveries(db, company.id, 1, report.id).then(([latest]) => latest);
+    const before = await attempted();
+    const result = await publish(deps, company, report, input, shown);
     if (!('value' in result)) return again(result.status, { values: formValues(req.body), errors: result.errors });
+    if ('meanwhile' in result.value) {
+      // The report as it is now, and only a way back to it: no form that could publish it again at once.
+      const now = await reportOf(deps, company, report.id);
+      const page = { company, report: now, publish: { step: 'meanwhile' } as const };
+      return render(res, result.value.meanwhile.status, <ReportPage {...page} />);
+    }
     if ('failed' in result.value) {
-      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: result.value.failed.message };
-      return again(result.value.failed.status, { publish: step });
+      const { failed } = result.value;
+      const latest = await attempted();
+      const attempt = latest && latest.id !== before?.id ? latest : undefined;
+      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: failed.message };
+      return again(failed.status, { publish: { ...step, ...shown, attempt } });
     }
     res.redirect(303, `${reportsOf(company)}/${report.id}?${publishedQuery(result.value)}`);
   });
@@ -88,20 +120,28 @@ async function reportOf({ db }: PageDeps, company: Company, reportId: string): P
 }
 
 /**
- * publishReport on the input checked against PublishInput; a failed notification (nothing published)
- * is an answer of its own, shown with the receiver's error and the inspector's choices.
+ * publishReport on the input checked against PublishInput, provided the report is still as the form's
+ * page showed it; a failed notification (nothing published) and a report published meanwhile are
+ * answers of their own: the receiver's error with the inspector's choices, or the way back to the report.
  */
-function publish({ db, forms, publishing }: PageDeps, company: Company, report: Report, input: unknown) {
-  return forms.act<PublishInput, PublishResult | { failed: HttpError }>(
+function publish(
+  { db, forms, publishing }: PageDeps,
+  company: Company,
+  report: Report,
+  input: unknown,
+  shown: PublishPrecondition,
+) {
+  return forms.act<PublishInput, PublishResult | { failed: HttpError } | { meanwhile: HttpError }>(
     'PublishInput',
     input,
     async (checked) => {
       try {
-        const published = await publishReport(db, publishing, company.id, report.id, checked);
+        const published = await publishReport(db, publishing, company.id, report.id, checked, shown);
         if (!published) throw notFound(reportNotFound(report.id));
         return published;
       } catch (err) {
         if (notificationFailed(err)) return { failed: err };
+        if (isRefusal(err, 'PUBLISHED_MEANWHILE')) return { meanwhile: err };
         throw err;
       }
     },

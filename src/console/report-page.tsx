@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
-import type { Company, PublishResult, Report } from '../api-types.js';
+import type { Company, Report, WebhookDelivery } from '../api-types.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
+import { AttemptAnswer } from './rest-api-view.js';
 import type { FieldErrors } from './schema-check.js';
 
 /** The report's fields as the application shows them, in the Report schema's order. */
@@ -33,8 +34,16 @@ function fieldsOf(report: Report): [string, string][] {
 /** Which part of the report's page is shown: the publish form, the question, or a failed notification. */
 export type PublishStep =
   | { step: 'form' }
-  | { step: 'question'; publishedUrl: string }
-  | { step: 'failed'; publishedUrl: string; error: string };
+  | { step: 'question'; publishedUrl: string; publishedAt: string }
+  | { step: 'failed'; publishedUrl: string; publishedAt: string; error: string; attempt?: WebhookDelivery }
+  | { step: 'meanwhile' };
+
+/**
+ * The report's publish state as a page shows it, which its publish forms carry (`publishedAt`) so that
+ * the publish refuses a report published since (a second click, another person): its last publish, or
+ * '' while it is unpublished (the reports component's PublishPrecondition).
+ */
+const publishedAtOf = (report: Report) => (report.status === 'published' ? report.updatedAt : '');
 
 export interface ReportProps {
   company: Company;
@@ -51,35 +60,79 @@ export interface ReportProps {
 function AnswerForm({
   action,
   publishedUrl,
+  publishedAt,
   children,
 }: {
   action: string;
   publishedUrl: string;
+  publishedAt: string;
   children: ComponentChildren;
 }) {
   return (
     <form method="post" action={action} data-submit-once="">
       <CsrfField />
       <input type="hidden" name="publishedUrl" value={publishedUrl} />
+      <input type="hidden" name="publishedAt" value={publishedAt} />
       {children}
     </form>
   );
 }
 
-/** The publish form, the question "Notify the integration?", or a failed notification with its choices. */
+/** A failed notification: the receiver's error, and the inspector's choices (nothing was published). */
+function FailedPart({ action, publish }: { action: string; publish: Extract<PublishStep, { step: 'failed' }> }) {
+  return (
+    <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
+      <h2>The notification failed</h2>
+      <p class="form-error" role="alert">
+        {publish.error}
+      </p>
+      {publish.attempt && <AttemptAnswer attempt={publish.attempt} />}
+      <p>Nothing was published.</p>
+      <button type="submit" name="answer" value="notify">
+        Retry
+      </button>{' '}
+      <button type="submit" name="answer" value="skip">
+        Skip notification
+      </button>{' '}
+      <button type="submit" name="answer" value="background">
+        Retry in the background
+      </button>
+    </AnswerForm>
+  );
+}
+
+/** A form sent after the report was published (a second click, another person): only the way back to it. */
+function MeanwhilePart({ report, reload }: { report: Report; reload: string }) {
+  return (
+    <>
+      <h2>Published meanwhile</h2>
+      <p class="form-error" role="alert">
+        This report was published meanwhile (at {report.updatedAt}, to {report.publishedUrl}): nothing was published or
+        sent now.
+      </p>
+      <p>
+        <a href={reload}>Open the report again</a> to see it as it is; publish it again from there if it should be.
+      </p>
+    </>
+  );
+}
+
+/** The publish form, the question "Notify the integration?", a failed notification, or a publish come too late. */
 function PublishPart({
   action,
+  reload,
   report,
   publish,
   values,
   errors,
-}: Pick<ReportProps, 'report' | 'publish' | 'values' | 'errors'> & { action: string }) {
+}: Pick<ReportProps, 'report' | 'publish' | 'values' | 'errors'> & { action: string; reload: string }) {
   return (
     <>
       {publish.step === 'form' && (
         <form method="post" action={action} data-submit-once="">
           <h2>Publish</h2>
           <CsrfField />
+          <input type="hidden" name="publishedAt" value={publishedAtOf(report)} />
           <FormError errors={errors} />
           <Field
             form="publish"
@@ -93,7 +146,7 @@ function PublishPart({
         </form>
       )}
       {publish.step === 'question' && (
-        <AnswerForm action={action} publishedUrl={publish.publishedUrl}>
+        <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
           <fieldset>
             <legend>Notify the integration?</legend>
             <p>This report came from the REST API: its integration can be sent the published report.</p>
@@ -106,24 +159,8 @@ function PublishPart({
           </fieldset>
         </AnswerForm>
       )}
-      {publish.step === 'failed' && (
-        <AnswerForm action={action} publishedUrl={publish.publishedUrl}>
-          <h2>The notification failed</h2>
-          <p class="form-error" role="alert">
-            {publish.error}
-          </p>
-          <p>Nothing was published.</p>
-          <button type="submit" name="answer" value="notify">
-            Retry
-          </button>{' '}
-          <button type="submit" name="answer" value="skip">
-            Skip notification
-          </button>{' '}
-          <button type="submit" name="answer" value="background">
-            Retry in the background
-          </button>
-        </AnswerForm>
-      )}
+      {publish.step === 'failed' && <FailedPart action={action} publish={publish} />}
+      {publish.step === 'meanwhile' && <MeanwhilePart report={report} reload={reload} />}
     </>
   );
 }
@@ -156,39 +193,14 @@ export function ReportPage({ company, report, publish, outcome, values, errors, 
           <button type="submit">Start</button>
         </form>
       )}
-      <PublishPart action={`${base}/publish`} report={report} publish={publish} values={values} errors={errors} />
+      <PublishPart
+        action={`${base}/publish`}
+        reload={base}
+        report={report}
+        publish={publish}
+        values={values}
+        errors={errors}
+      />
     </Layout>
   );
-}
-
-const NOT_SENT: Record<string, string> = {
-  not_requested: 'the integration was not notified',
-  created_in_application: 'the report was created in the application, so no webhook is due',
-  integration_revoked: 'the integration that created it is revoked, so no webhook is due',
-  no_webhook_address: 'the company has no webhook address, so no webhook was sent',
-};
-
-/** A publish's outcome as the redirect's query carries it (only known words and a timestamp). */
-export function publishedQuery(result: PublishResult): string {
-  const { webhook } = result;
-  const query = new URLSearchParams({ outcome: webhook.outcome });
-  if (webhook.outcome === 'not_sent') query.set('reason', webhook.reason);
-  if (webhook.outcome === 'sent') query.set('status', String(webhook.status));
-  if (webhook.outcome === 'retrying') query.set('next', webhook.nextAttemptAt);
-  return query.toString();
-}
-
-/** The outcome line for the query a redirect carries; anything else in the query shows nothing. */
-export function outcomeOf(query: Record<string, unknown>): string | undefined {
-  const { outcome, reason, status, next } = query;
-  if (outcome === 'started') return 'Started.';
-  if (outcome === 'sent' && typeof status === 'string' && /^\d{3}$/.test(status))
-    return `Published; the integration was notified (outcome sent: the receiver answered HTTP ${status}).`;
-  if (outcome === 'not_sent' && typeof reason === 'string' && reason in NOT_SENT)
-    return `Published; ${NOT_SENT[reason]} (outcome not_sent).`;
-  if (outcome === 'retrying' && typeof next === 'string' && !Number.isNaN(Date.parse(next)))
-    return `Published; the notification failed and the service keeps trying in the background (outcome retrying, next attempt at ${new Date(next).toISOString()}).`;
-  if (outcome === 'failed')
-    return 'Published; the notification failed and no attempt will follow (outcome failed): see the delivery log.';
-  return undefined;
 }

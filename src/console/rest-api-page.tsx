@@ -50,7 +50,8 @@ type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
 /**
  * Settings > Integrations > REST API: keys, the live and sandbox webhooks, recent deliveries and their
  * redelivery, revoking the integration; each action the application API's own function, a success
- * answered 303 to the page unless it shows something once (a new key, a secret) or an outcome.
+ * answered 303 to the page (a redelivery's outcome in the query) unless it shows something once (a new
+ * key, a secret) or a test delivery's outcome.
  */
 export function restApiPage(router: Router, deps: PageDeps): void {
   const { db } = deps;
@@ -65,7 +66,7 @@ export function restApiPage(router: Router, deps: PageDeps): void {
     render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, ...state }} />);
   };
 
-  router.get(PATH, (_req, res) => show(res, 200));
+  router.get(PATH, (req, res) => show(res, 200, { outcome: outcomeOf(req.query as Record<string, unknown>) }));
   keyRoutes(router, deps, show);
   for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
   eventRoutes(router, deps, show);
@@ -159,7 +160,22 @@ function webhookRoutes(router: Router, { db, forms, publishing }: PageDeps, show
   });
 }
 
-/** "Redeliver" (one event) and "Redeliver failed since…" (the recovery), their outcome on the page. */
+/** An event's id as the service makes them (signing.ts newWebhookId), bounded. */
+const EVENT_ID = /^msg_[A-Za-z0-9_-]{1,64}$/;
+
+/** The outcome line of a redelivery for the query its redirect carries; anything else in the query shows nothing. */
+function outcomeOf({ outcome, event, queued }: Record<string, unknown>): string | undefined {
+  if (outcome === 'redelivered' && typeof event === 'string' && EVENT_ID.test(event))
+    return `Event ${event} queued for redelivery.`;
+  if (outcome === 'recovered' && typeof queued === 'string' && /^\d{1,9}$/.test(queued))
+    return `${queued} failed event(s) queued for redelivery.`;
+  return undefined;
+}
+
+/**
+ * "Redeliver" (one event) and "Redeliver failed since…" (the recovery): 303 to the page with the outcome
+ * in its query (Post/Redirect/Get), so that reloading the page shows it again and sends nothing.
+ */
 function eventRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
   router.post(`${PATH}/events/redeliver`, async (req, res) => {
     const company = companyOf(res.locals);
@@ -172,13 +188,17 @@ function eventRoutes(router: Router, { db, forms }: PageDeps, show: Show): void 
     );
     if (!('value' in result))
       return show(res, result.status, { deliveryErrors: result.errors, values: formValues(req.body) });
-    await show(res, 202, { outcome: `${result.value} failed event(s) queued for redelivery.` });
+    res.redirect(
+      303,
+      `${base(company.id)}?${new URLSearchParams({ outcome: 'recovered', queued: String(result.value) })}`,
+    );
   });
 
   router.post(`${PATH}/events/:eventId/redeliver`, async (req, res) => {
     const eventId = req.params.eventId!;
     const refused = await refusalOf(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId));
     if (refused) return show(res, refused.status, { deliveryErrors: refused.errors });
-    await show(res, 202, { outcome: `Event ${eventId} queued for redelivery.` });
+    const company = companyOf(res.locals);
+    res.redirect(303, `${base(company.id)}?${new URLSearchParams({ outcome: 'redelivered', event: eventId })}`);
   });
 }

@@ -142,18 +142,23 @@ export function TestOutcome({ test }: { test: NonNullable<WebhookState['test']> 
       <p>
         {test.ok ? 'Test delivery sent' : 'Test delivery failed'} (status {test.status}): {test.message}
       </p>
-      {delivery && (
-        <dl>
-          <dt>Time</dt>
-          <dd>{delivery.attemptedAt}</dd>
-          <dt>Receiver’s status</dt>
-          <dd>{delivery.httpStatus ?? 'none'}</dd>
-          <dt>Receiver’s answer</dt>
-          <dd>
-            <pre>{delivery.responseExcerpt}</pre>
-          </dd>
-        </dl>
-      )}
+      {delivery && <AttemptAnswer attempt={delivery} />}
     </div>
+  );
+}
+
+/** What the receiver answered an attempt (untrusted text, as much as the delivery log keeps of it). */
+export function AttemptAnswer({ attempt }: { attempt: WebhookDelivery }) {
+  return (
+    <dl>
+      <dt>Time</dt>
+      <dd>{attempt.attemptedAt}</dd>
+      <dt>Receiver’s status</dt>
+      <dd>{attempt.httpStatus ?? 'none'}</dd>
+      <dt>Receiver’s answer</dt>
+      <dd>
+        <pre>{attempt.responseExcerpt}</pre>
+      </dd>
+    </dl>
   );
 }

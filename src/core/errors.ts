@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'CONFLICT_FOR_NOW'
+  | 'PUBLISHED_MEANWHILE'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'EXPECTATION_FAILED'
@@ -75,6 +76,8 @@ export const refuse = {
   methodNotAllowed: (message: string, headers: Record<string, string>) =>
     new HttpError('METHOD_NOT_ALLOWED', 405, message, headers),
   conflict: (message: string) => new HttpError('CONFLICT', 409, message),
+  /** A publish that asked for the report as it saw it, and found it published since. */
+  publishedMeanwhile: (message: string) => new HttpError('PUBLISHED_MEANWHILE', 409, message),
   /** A conflict with a state that passes by itself or by the caller's action: try again later. */
   conflictForNow: (message: string) => new HttpError('CONFLICT_FOR_NOW', 409, message),
   bodyTooLarge: () => new HttpError('BODY_TOO_LARGE', 413, 'request body is larger than 1 MiB'),

@@ -55,17 +55,22 @@ export async function completeAttempt(
   );
 }
 
-/** The company's latest attempts, newest first. */
-export async function listDeliveries(db: Queryable, companyId: string, limit: number): Promise<WebhookDelivery[]> {
+/** The company's latest attempts, newest first; with a report, that report's only. */
+export async function listDeliveries(
+  db: Queryable,
+  companyId: string,
+  limit: number,
+  reportId?: string,
+): Promise<WebhookDelivery[]> {
   const { rows } = await db.query<WebhookDelivery>(
     `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test,
             CASE WHEN report_id IS NULL THEN '' ELSE webhook_id END AS "eventId", attempt,
             webhook_id AS "webhookId", url,
             ${isoTimestamp('attempted_at')} AS "attemptedAt",
             duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
-       FROM webhook_deliveries WHERE company_id = $1
+       FROM webhook_deliveries WHERE company_id = $1 AND ($4::uuid IS NULL OR report_id = $4)
       ORDER BY attempted_at DESC, id DESC LIMIT $2`,
-    [companyId, limit, SAMPLE_REPORT_ID],
+    [companyId, limit, SAMPLE_REPORT_ID, reportId ?? null],
   );
   return rows;
 }

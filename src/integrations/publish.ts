@@ -11,6 +11,7 @@ import {
   markPublished,
   releaseClaim,
   type PublishClaim,
+  type PublishPrecondition,
 } from '../reports/index.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
 import { settleAttempt, type RetryPolicy, type Settled } from './event-outcomes.js';
@@ -56,7 +57,9 @@ export interface PublishDelivery {
  * itself, and the caller is told (503) when to retry, again with the same webhook-id.
  * The report's status and publish fields change through the reports component (its status.ts); this
  * module decides the webhook, and keeps the attempts and the events. Undefined when the company has no
- * such report.
+ * such report. With a precondition (the console's form: the report as its page showed it), a report
+ * published since is refused in step 1 under its row lock (status.ts lockForPublish); the API passes none,
+ * as a publish may be repeated there.
  */
 export async function publishReport(
   pool: Pool,
@@ -64,9 +67,10 @@ export async function publishReport(
   companyId: string,
   reportId: string,
   input: PublishInput,
+  precondition?: PublishPrecondition,
 ): Promise<PublishResult | undefined> {
   const mode = input.whenDeliveryFails ?? 'fail';
-  const claimed = await claim(pool, notifier, companyId, reportId, input, mode);
+  const claimed = await claim(pool, notifier, companyId, reportId, input, mode, precondition);
   if (!claimed || 'webhook' in claimed) return claimed;
   let attempt: DeliveryAttempt;
   try {
@@ -85,6 +89,7 @@ async function claim(
   reportId: string,
   { publishedUrl, notifyIntegration }: PublishInput,
   mode: WhenDeliveryFails,
+  precondition: PublishPrecondition | undefined,
 ): Promise<PublishResult | Delivery | undefined> {
   const claimMs = notifier.timeoutMs + (pool.options.connectionTimeoutMillis ?? 0) + CLAIM_MARGIN_MS;
   // A place is taken inside the transaction, once the webhook is known to be due, and given back if
@@ -92,7 +97,7 @@ async function claim(
   let release: (() => void) | undefined;
   try {
     return await withTransaction(pool, async (db) => {
-      const state = await lockForPublish(db, companyId, reportId);
+      const state = await lockForPublish(db, companyId, reportId, precondition);
       if (!state) return undefined;
       if (state.publishInFlight)
         throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);

@@ -17,6 +17,7 @@ export {
   releaseClaim,
   startReport,
   type PublishClaim,
+  type PublishPrecondition,
   type PublishState,
 } from './status.js';
 // The field catalogue, for the generator (scripts/generate.ts) and the benchmark's yardstick (scripts/bench/straightforward/).

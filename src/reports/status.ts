@@ -1,7 +1,8 @@
 import type { Report } from '../api-types.js';
-import { conflict, notFound } from '../core/errors.js';
+import { conflict, notFound, refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
+import { isoTimestamp } from '../db/iso-timestamp.js';
 import type { Queryable } from '../db/pool.js';
 import { findForCompany } from './read.js';
 import { reportNotFound } from './report-error-wording.js';
@@ -45,18 +46,37 @@ export interface PublishState {
   pendingWebhookId: string | null;
   /** Another publish of this report is delivering its webhook now: its claim has not expired. */
   publishInFlight: boolean;
+  /** When the report was last published, as PublishPrecondition names it ('' while unpublished). */
+  publishedAt: string;
+}
+
+/**
+ * What a publish may ask of the report's state, decided under the publish's own row lock: the report's
+ * last publish as the asker saw it (its updatedAt when it was published, which nothing but a publish
+ * changes then; '' while it was unpublished). A form sent twice carries the state before its first
+ * publish, so the second finds the report published meanwhile and publishes nothing.
+ */
+export interface PublishPrecondition {
+  publishedAt: string;
 }
 
 /**
  * Locks the report for the rest of the (short) transaction and reads its publish state. Two publishes
- * of one report claim it one after the other, so the second sees the first's claim.
+ * of one report claim it one after the other, so the second sees the first's claim. With a
+ * precondition, a report published since the asker saw it is refused (409, PUBLISHED_MEANWHILE).
  */
 export async function lockForPublish(
   db: Queryable,
   companyId: string,
   reportId: string,
+  precondition?: PublishPrecondition,
 ): Promise<PublishState | undefined> {
-  return readPublishState(db, companyId, reportId, 'FOR UPDATE');
+  const state = await readPublishState(db, companyId, reportId, 'FOR UPDATE');
+  if (state && precondition && state.publishedAt !== precondition.publishedAt)
+    throw refuse.publishedMeanwhile(
+      `report ${quoted(reportId)} was published meanwhile (at ${state.publishedAt}): nothing was published or sent now`,
+    );
+  return state;
 }
 
 /** The report's publish state as it is now, without a lock: what a page shows before anyone publishes. */
@@ -78,7 +98,8 @@ async function readPublishState(
   const { rows } = await db.query<PublishState>(
     `SELECT integration_id AS "integrationId", from_rest_service AS "fromRestService",
             pending_webhook_id AS "pendingWebhookId",
-            coalesce(publish_claimed_until > clock_timestamp(), false) AS "publishInFlight"
+            coalesce(publish_claimed_until > clock_timestamp(), false) AS "publishInFlight",
+            CASE WHEN status = 'published' THEN ${isoTimestamp('updated_at')} ELSE '' END AS "publishedAt"
        FROM reports
       WHERE company_id = $1 AND id = $2
         ${lock}`,

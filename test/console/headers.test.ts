@@ -13,7 +13,7 @@ function expectConsoleHeaders(res: Response, what: string): void {
   expect(res.headers['content-security-policy'], what).to.equal(CSP);
   expect(res.headers['cache-control'], what).to.equal('no-store');
   expect(res.headers['x-frame-options'], what).to.equal('DENY');
-  expect(res.headers['referrer-policy'], what).to.equal('no-referrer');
+  expect(res.headers['referrer-policy'], what).to.equal('same-origin');
   expect(res.headers['x-content-type-options'], what).to.equal('nosniff');
 }
 

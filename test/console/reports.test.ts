@@ -6,6 +6,18 @@ import { apiReport, auth, companyWithWebhook, verifies, webhookSuite } from '../
 
 const QUESTION = '<legend>Notify the integration?</legend>';
 const PUBLISHED_AT = 'https://reports.example.com/r/1';
+/** What the publish form of an unpublished report's page carries besides the address. */
+const UNPUBLISHED = { publishedAt: '' };
+
+/** The hidden fields of the page's publishing form (preact writes an empty value as a bare `value`). */
+function publishForm(html: string): Record<string, string> {
+  const form = /<form method="post" action="[^"]+\/publish"[^>]*>([\s\S]*?)<\/form>/.exec(html);
+  if (!form) throw new Error('the page has no publish form');
+  const fields: Record<string, string> = {};
+  for (const m of form[1]!.matchAll(/<input type="hidden" name="([^"]+)" value(?:="([^"]*)")?\/>/g))
+    fields[m[1]!] = (m[2] ?? '').replace(/&amp;/g, '&');
+  return fields;
+}
 
 /** A report made in the application (no webhook rules apply to it). */
 async function appReport(companyId: string, overrides: Record<string, unknown> = {}): Promise<string> {
@@ -138,7 +150,7 @@ describe('console: the reports inbox and publishing', () => {
     // A report made in the application, and an API report of a company with no webhook address.
     for (const id of [await appReport(companyId), await apiReport(key)]) {
       const path = `/console/companies/${companyId}/reports/${id}`;
-      const res = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT }).expect(303);
+      const res = await console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT }).expect(303);
       expect(res.text).not.to.include(QUESTION);
       expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
       const page = await console_.get(res.headers.location!).expect(200);
@@ -150,7 +162,7 @@ describe('console: the reports inbox and publishing', () => {
     const company = await companyWithWebhook(suite.receiver);
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
-    const asked = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT }).expect(200);
+    const asked = await console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT }).expect(200);
     expect(asked.text).to.include(QUESTION);
     expect(asked.text).to.include('<button type="submit" name="answer" value="notify">Notify</button>');
     expect(asked.text).to.include(
@@ -160,7 +172,9 @@ describe('console: the reports inbox and publishing', () => {
     expect((await statusOf(id)).status).to.equal('new');
     expect(suite.receiver.at(company.path)).to.have.length(0);
 
-    const sent = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' }).expect(303);
+    const sent = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
+      .expect(303);
     const [webhook] = suite.receiver.at(company.path);
     expect(verifies(webhook!, company.secret)).to.equal(true);
     expect(JSON.parse(webhook!.body)).to.include({ id, publishedUrl: PUBLISHED_AT, status: 'published' });
@@ -176,7 +190,7 @@ describe('console: the reports inbox and publishing', () => {
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     for (const attempt of [1, 2]) {
       const failed = await console_
-        .post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' })
+        .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
         .expect(502);
       expect(failed.text).to.include(
         '<p class="form-error" role="alert">webhook delivery failed: the receiver answered HTTP 500</p>',
@@ -186,12 +200,45 @@ describe('console: the reports inbox and publishing', () => {
       expect((await statusOf(id)).status, `attempt ${attempt}`).to.equal('new');
       expect(suite.receiver.at(company.path)).to.have.length(attempt);
     }
-    const skipped = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'skip' }).expect(303);
+    const skipped = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'skip' })
+      .expect(303);
     expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
     expect(suite.receiver.at(company.path)).to.have.length(2);
     expect((await console_.get(skipped.headers.location!).expect(200)).text).to.include(
       'the integration was not notified (outcome not_sent)',
     );
+  });
+
+  it('a failed notification shows the receiver’s answer to the attempt just made, as text', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    suite.receiver.on(company.path, { status: 500, body: '<b>boom</b> upstream down' });
+    const first = await console_.post(`${path}/publish`, {
+      ...UNPUBLISHED,
+      publishedUrl: PUBLISHED_AT,
+      answer: 'notify',
+    });
+    expect(first.status).to.equal(502);
+    expect(first.text).to.include('<pre>&lt;b>boom&lt;/b> upstream down</pre>');
+    expect(first.text).not.to.include('<b>boom</b>');
+    suite.receiver.on(company.path, { status: 503, body: 'second try: still down' });
+    const second = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
+      .expect(502);
+    expect(second.text).to.include('<pre>second try: still down</pre>');
+    expect(second.text).not.to.include('boom');
+    // A refusal that makes no attempt (a disabled address) shows no earlier attempt's answer.
+    await pool().query(`UPDATE integrations SET webhook_disabled_reason = 'gone' WHERE company_id = $1`, [
+      company.companyId,
+    ]);
+    const none = await console_
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
+      .expect(502);
+    expect(none.text).to.include('the webhook address is disabled: gone');
+    expect(none.text).not.to.include('still down');
+    expect(suite.receiver.at(company.path)).to.have.length(2);
   });
 
   it('"Retry in the background" publishes and shows the outcome retrying with its next attempt', async () => {
@@ -200,7 +247,7 @@ describe('console: the reports inbox and publishing', () => {
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     const res = await console_
-      .post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'background' })
+      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'background' })
       .expect(303);
     expect((await statusOf(id)).status).to.equal('published');
     const next = new URL(res.headers.location!, 'http://x').searchParams.get('next')!;
@@ -217,7 +264,7 @@ describe('console: the reports inbox and publishing', () => {
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     const send = () =>
-      console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'notify' }).then((r) => r);
+      console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' }).then((r) => r);
     const both = [send(), send()];
     // One of them is refused while the other's delivery waits at the receiver; then the receiver answers.
     const refused = await Promise.race(both);
@@ -230,6 +277,62 @@ describe('console: the reports inbox and publishing', () => {
     );
     expect(suite.receiver.at(company.path)).to.have.length(1);
     expect((await statusOf(id)).status).to.equal('published');
+  });
+
+  it('publishes once for the same form sent twice, the second after the first finished: 409, the way back', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const id = await apiReport(company.key);
+    const path = `/console/companies/${company.companyId}/reports/${id}`;
+    const shown = publishForm((await console_.get(path).expect(200)).text);
+    expect(shown).to.include({ publishedAt: '' });
+    const asked = await console_.post(`${path}/publish`, { ...shown, publishedUrl: PUBLISHED_AT }).expect(200);
+    const answer = { ...publishForm(asked.text), answer: 'notify' };
+    expect(answer).to.include({ publishedAt: '', publishedUrl: PUBLISHED_AT });
+
+    await console_.post(`${path}/publish`, answer).expect(303);
+    const published = (await api().get(`/internal/companies/${company.companyId}/reports/${id}`).set(auth).expect(200))
+      .body as { updatedAt: string };
+    const again = await console_.post(`${path}/publish`, answer).expect(409);
+    expect(again.text).to.include(
+      `This report was published meanwhile (at ${published.updatedAt}, to ${PUBLISHED_AT}): nothing was published or sent now.`,
+    );
+    expect(again.text).to.include(`<a href="${path}">Open the report again</a>`);
+    expect(again.text).not.to.include('>Notify</button>');
+    expect(suite.receiver.at(company.path)).to.have.length(1);
+
+    // A page opened after the publish carries it, and publishes again (the API's rule): a second webhook.
+    const fresh = publishForm((await console_.get(path).expect(200)).text);
+    expect(fresh).to.include({ publishedAt: published.updatedAt });
+    const reasked = await console_.post(`${path}/publish`, { ...fresh, publishedUrl: PUBLISHED_AT }).expect(200);
+    await console_.post(`${path}/publish`, { ...publishForm(reasked.text), answer: 'notify' }).expect(303);
+    expect(suite.receiver.at(company.path)).to.have.length(2);
+    // The application API passes no precondition: it republishes as before.
+    await consoleClient(suite.allowed.app)
+      .post(`/internal/companies/${company.companyId}/reports/${id}/publish`)
+      .set(auth)
+      .send({ publishedUrl: PUBLISHED_AT, notifyIntegration: true })
+      .expect(200);
+    expect(suite.receiver.at(company.path)).to.have.length(3);
+  });
+
+  it('publishes once for the same form sent twice without the question (a report the webhook rules skip)', async () => {
+    const { companyId } = await newCompany();
+    const id = await appReport(companyId);
+    const path = `/console/companies/${companyId}/reports/${id}`;
+    const form = { ...publishForm((await console_.get(path).expect(200)).text), publishedUrl: PUBLISHED_AT };
+    await console_.post(`${path}/publish`, form).expect(303);
+    const before = (await pool().query('SELECT updated_at FROM reports WHERE id = $1', [id])).rows[0];
+    await console_.post(`${path}/publish`, form).expect(409);
+    expect((await pool().query('SELECT updated_at FROM reports WHERE id = $1', [id])).rows[0]).to.deep.equal(before);
+  });
+
+  it('refuses a publish form without the report’s state (400): nothing published', async () => {
+    const { companyId } = await newCompany();
+    const id = await appReport(companyId);
+    const path = `/console/companies/${companyId}/reports/${id}`;
+    const res = await console_.post(`${path}/publish`, { publishedUrl: PUBLISHED_AT }).expect(400);
+    expect(res.text).to.include('the form is out of date: open the report again');
+    expect((await statusOf(id)).status).to.equal('new');
   });
 
   it('refuses a published address that is not HTTPS at its field, with the API’s message (400)', async () => {
@@ -246,7 +349,7 @@ describe('console: the reports inbox and publishing', () => {
     ).body.error as string;
     for (const id of [asking, own]) {
       const path = `/console/companies/${company.companyId}/reports/${id}`;
-      const res = await console_.post(`${path}/publish`, { publishedUrl: bad }).expect(400);
+      const res = await console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: bad }).expect(400);
       expect(res.text).to.include(`<p id="publish-publishedUrl-error" class="field-error">${expected}</p>`);
       expect(res.text).to.include('aria-invalid="true" aria-describedby="publish-publishedUrl-error"');
       expect(res.text).to.include(`value="${bad}"`);
@@ -260,8 +363,8 @@ describe('console: the reports inbox and publishing', () => {
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}/publish`;
     for (const answer of [{}, { answer: 'notify' }, { answer: 'skip' }] as Record<string, string>[])
-      await console_.post(path, { publishedUrl: PUBLISHED_AT, ...answer }, null).expect(403);
-    await console_.post(path, { publishedUrl: PUBLISHED_AT, answer: 'notify' }, 'wrong').expect(403);
+      await console_.post(path, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, ...answer }, null).expect(403);
+    await console_.post(path, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' }, 'wrong').expect(403);
     expect(await statusOf(id)).to.deep.equal({ status: 'new', published_url: '' });
     expect(suite.receiver.at(company.path)).to.have.length(0);
   });
@@ -275,7 +378,9 @@ describe('console: the reports inbox and publishing', () => {
       const res = await console_.get(`${base}/${id}`).expect(404);
       expect(res.text).to.include('<h1>Not found</h1>');
       await console_.post(`${base}/${id}/start`, {}).expect(404);
-      await console_.post(`${base}/${id}/publish`, { publishedUrl: PUBLISHED_AT, answer: 'skip' }).expect(404);
+      await console_
+        .post(`${base}/${id}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'skip' })
+        .expect(404);
     }
     expect(await statusOf(theirs)).to.deep.equal({ status: 'new', published_url: '' });
     const inbox = await console_.get(base).expect(200);

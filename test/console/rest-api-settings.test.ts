@@ -241,25 +241,37 @@ describe('console: Settings > Integrations > REST API', () => {
     expect(rows).to.include('&lt;b>busy&lt;/b>');
     expect(rows).to.include(`action="${page(companyId)}/events/${eventId}/redeliver"`);
 
-    const redelivered = await console.post(`${page(companyId)}/events/${eventId}/redeliver`).expect(202);
-    expect(redelivered.text).to.include(`Event ${eventId} queued for redelivery.`);
-    const status = await pool().query('SELECT status FROM webhook_events WHERE company_id = $1 AND id = $2', [
+    const eventStatus = async () =>
+      (await pool().query('SELECT status FROM webhook_events WHERE company_id = $1 AND id = $2', [companyId, eventId]))
+        .rows[0].status as string;
+    // Post/Redirect/Get: the outcome is on the page the redirect names, whose reload sends nothing.
+    const redelivered = await console.post(`${page(companyId)}/events/${eventId}/redeliver`).expect(303);
+    expect(redelivered.headers.location).to.equal(`${page(companyId)}?outcome=redelivered&event=${eventId}`);
+    expect(await eventStatus()).to.equal('pending');
+    await pool().query(`UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1`, [
       companyId,
-      eventId,
     ]);
-    expect(status.rows[0].status).to.equal('pending');
+    const shown = await console.get(redelivered.headers.location!).expect(200);
+    expect(shown.text).to.include(`Event ${eventId} queued for redelivery.`);
+    expect(await eventStatus()).to.equal('failed');
+    for (const forged of ['outcome=redelivered&event=%3Cb%3Ex', 'outcome=recovered&queued=lots', 'outcome=started'])
+      expect((await console.get(`${page(companyId)}?${forged}`).expect(200)).text).not.to.include('queued for');
 
     const unknown = await console.post(`${page(companyId)}/events/msg_nope/redeliver`).expect(404);
     expect(unknown.text).to.include(
       await apiError('post', `/internal/companies/${companyId}/events/msg_nope/redeliver`, {}, 404),
     );
 
+    const since = new Date(Date.now() - 60 * 60_000).toISOString().slice(0, 16);
+    const recovered = await console.post(`${page(companyId)}/events/redeliver`, { since }).expect(303);
+    expect(recovered.headers.location).to.equal(`${page(companyId)}?outcome=recovered&queued=1`);
+    expect(await eventStatus()).to.equal('pending');
     await pool().query(`UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1`, [
       companyId,
     ]);
-    const since = new Date(Date.now() - 60 * 60_000).toISOString().slice(0, 16);
-    const recovered = await console.post(`${page(companyId)}/events/redeliver`, { since }).expect(202);
-    expect(recovered.text).to.include('1 failed event(s) queued for redelivery.');
+    const counted = await console.get(recovered.headers.location!).expect(200);
+    expect(counted.text).to.include('1 failed event(s) queued for redelivery.');
+    expect(await eventStatus()).to.equal('failed');
 
     const bad = await console.post(`${page(companyId)}/events/redeliver`, { since: 'yesterday' }).expect(400);
     const message = await apiError(

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import type { Pool } from '../../src/db/pool.js';
+import { api, APP_TOKEN, newApp, newCompany, reportInput, unique } from '../support/harness.js';
+import { consoleClient, csrfIn } from '../support/console.js';
+import { captureLogs } from '../support/logs.js';
+import { webhookSuite } from '../support/webhooks.js';
+
+/** The text of the element with this id on a page (a new key, a revealed secret). */
+function shownIn(html: string, id: string): string {
+  const match = new RegExp(`<code id="${id}">([^<]+)</code>`).exec(html);
+  if (!match) throw new Error(`the page shows no ${id}`);
+  return match[1]!;
+}
+
+describe('console: no credential in the server’s logs', () => {
+  const suite = webhookSuite();
+  const logs = captureLogs('trace');
+  let target: { app: Express; pool: Pool };
+  before(() => {
+    target = newApp({ notifier: suite.receiver.notifier(), logger: logs.logger });
+  });
+  after(() => target.pool.end());
+
+  it('logs none of the application token, key, secrets, session cookie or CSRF token of a whole session', async () => {
+    const client = () => consoleClient(target.app);
+    const signedIn = await client().post('/console/sign-in').type('form').send({ token: APP_TOKEN }).expect(303);
+    const cookie = ([] as string[]).concat(signedIn.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+    const sessionToken = cookie.split('=')[1]!;
+    const csrf = csrfIn((await client().get('/console/companies').set('Cookie', cookie).expect(200)).text);
+    const post = (path: string, fields: Record<string, string> = {}) =>
+      client()
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...fields });
+
+    const { companyId } = await newCompany();
+    const page = `/console/companies/${companyId}/integrations/rest-api`;
+    const key = shownIn((await post(`${page}/api-keys`, { mode: 'live' }).expect(201)).text, 'new-key');
+    const hook = `/${unique('logs')}`;
+    await post(`${page}/webhook`, { url: suite.receiver.url(hook) }).expect(303);
+    const secret = shownIn((await post(`${page}/webhook/secret/reveal`).expect(200)).text, 'live-webhook-secret');
+    await post(`${page}/webhook/secret/rotate`).expect(303);
+    const rotated = shownIn((await post(`${page}/webhook/secret/reveal`).expect(200)).text, 'live-webhook-secret');
+    expect(rotated).not.to.equal(secret);
+
+    const { body: report } = await api(target.app)
+      .post('/reports/new')
+      .set('X-API-KEY', key)
+      .send(reportInput({ restId: unique('crm') }))
+      .expect(200);
+    const reportPage = `/console/companies/${companyId}/reports/${report.id}`;
+    const publish = { publishedAt: '', publishedUrl: 'https://reports.example.com/r/logs' };
+    await post(`${reportPage}/publish`, publish).expect(200);
+    await post(`${reportPage}/publish`, { ...publish, answer: 'notify' }).expect(303);
+    expect(suite.receiver.at(hook)).to.have.length(1);
+    await post('/console/sign-out').expect(303);
+
+    const lines = logs.text().split('\n').filter(Boolean);
+    // Every request above was logged (by its route template), so the lines searched are the whole session's.
+    expect(lines.filter((line) => line.includes('"msg":"request completed"'))).to.have.length(11);
+    for (const value of [APP_TOKEN, key, secret, rotated, sessionToken, csrf, '_csrf', 'console_session'])
+      expect(lines.filter((line) => line.includes(value))).to.deep.equal([]);
+  });
+});
