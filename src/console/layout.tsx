@@ -2,8 +2,19 @@ import type { ComponentChildren } from 'preact';
 import { CsrfField } from './form.js';
 import { useCsrf } from './render.js';
 
-/** htmx may not evaluate code nor add styles or scripts: the CSP forbids inline ones, and nothing needs them. */
-const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
+/**
+ * htmx may not evaluate code nor add styles or scripts: the CSP forbids inline ones, and nothing needs them.
+ * An answer that refuses (a failed test delivery is 502) is swapped in too: it is the page to show.
+ */
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[2345]..', swap: true },
+  ],
+});
 
 /** Every page: a skip link, the header (signed in: "Companies" and "Sign out"), one main with one h1. */
 export function Layout({ title, children }: { title: string; children?: ComponentChildren }) {

@@ -47,7 +47,16 @@ function WebhookActions({
           <CsrfField />
           <button type="submit">Rotate secret</button>
         </form>
-        <form method="post" action={`${path}/test`} class="inline">
+        {/* With script, the outcome alone is swapped into its status region (announced, the page kept). */}
+        <form
+          method="post"
+          action={`${path}/test`}
+          class="inline"
+          hx-post={`${path}/test`}
+          hx-target={`#${id}-test`}
+          hx-select={`#${id}-test`}
+          hx-swap="outerHTML"
+        >
           <CsrfField />
           <button type="submit">Send test delivery</button>
         </form>
@@ -96,7 +105,9 @@ export function WebhookSection({
         <button type="submit">Save</button>
       </form>
       {address !== null && <WebhookActions path={path} id={id} view={view!} state={state} />}
-      <div role="status">{state?.test && <TestOutcome test={state.test} />}</div>
+      <div role="status" id={`${id}-test`}>
+        {state?.test && <TestOutcome test={state.test} />}
+      </div>
     </section>
   );
 }

@@ -59,7 +59,13 @@ describe('console: no credential in the server’s logs', () => {
 
     const lines = logs.text().split('\n').filter(Boolean);
     // Every request above was logged (by its route template), so the lines searched are the whole session's.
-    expect(lines.filter((line) => line.includes('"msg":"request completed"'))).to.have.length(11);
+    const completed = lines.filter((line) => line.includes('"msg":"request completed"'));
+    expect(completed).to.have.length(11);
+    // The console's lines name its routes as mounted, by template: no id, no query.
+    expect(
+      completed.filter((line) => line.includes('"route":"/console/companies/:companyId/reports/:reportId/publish"')),
+    ).to.have.length(2);
+    expect(completed.filter((line) => line.includes('"route":"/console/sign-out"'))).to.have.length(1);
     for (const value of [APP_TOKEN, key, secret, rotated, sessionToken, csrf, '_csrf', 'console_session'])
       expect(lines.filter((line) => line.includes(value))).to.deep.equal([]);
   });

@@ -35,7 +35,7 @@ export interface BrowserSession {
   foreignRequests: string[];
   /** The browser console's errors (a CSP violation among them), but for a status of a page's own answer. */
   consoleErrors: string[];
-  /** Every script, style or image that failed to load ("<status> <url>"); a page itself may answer 4xx. */
+  /** Every script, style or image that failed to load ("<status> <url>"); a page itself may answer 4xx or 5xx. */
   failedAssets: string[];
   close(): Promise<void>;
 }
@@ -82,7 +82,8 @@ export async function openBrowser(app: Express): Promise<BrowserSession> {
     void dialog.dismiss();
   });
   context.on('response', (response) => {
-    if (response.status() >= 400 && response.request().resourceType() !== 'document')
+    // A page may answer 4xx or 5xx, whether loaded whole or fetched by htmx for the part it swaps in.
+    if (response.status() >= 400 && !['document', 'xhr', 'fetch'].includes(response.request().resourceType()))
       session.failedAssets.push(`${response.status()} ${response.url()}`);
   });
   session.page.on('console', (message) => {

@@ -28,7 +28,9 @@ export function routeTemplate(req: Request): string {
   const route = (req.route as { path?: unknown } | undefined)?.path;
   // originalUrl: req.path is relative to the router while a mounted middleware runs.
   const path = req.originalUrl.split('?')[0]!;
-  return templates.find((t) => t.regex.test(path))?.template ?? (typeof route === 'string' ? route : UNMATCHED_ROUTE);
+  const template = templates.find((t) => t.regex.test(path))?.template;
+  // A route of a mounted router (the console's) is named with the path it is mounted at.
+  return template ?? (typeof route === 'string' ? `${req.baseUrl}${route}` : UNMATCHED_ROUTE);
 }
 
 /**

@@ -46,8 +46,12 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     receiver.on(hook, { status: 200, body: HOSTILE_ANSWER });
     await live.getByLabel('Webhook address').fill(receiver.url(hook));
     await live.getByRole('button', { name: 'Save', exact: true }).click();
+    await live.getByText('Status: active').waitFor();
+    // With script, the outcome is swapped into its status region: the page itself stays (htmx).
+    await page.evaluate(() => document.body.setAttribute('data-page-kept', ''));
     await live.getByRole('button', { name: 'Send test delivery' }).click();
-    await live.getByText('Test delivery sent (status 200)').waitFor();
+    await live.getByRole('status').getByText('Test delivery sent (status 200)').waitFor();
+    expect(await page.locator('body[data-page-kept]').count(), 'the page was not loaded again').to.equal(1);
     expect(receiver.at(hook)).to.have.length(1);
     expect(await live.locator('pre').textContent()).to.equal(HOSTILE_ANSWER);
     await accessible('test delivery sent');
@@ -60,10 +64,12 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
 
     // A failing receiver: its error on the page; a published report's event to redeliver.
     receiver.on(hook, { status: 500, body: 'down' });
+    await page.evaluate(() => document.body.setAttribute('data-page-kept', ''));
     await live.getByRole('button', { name: 'Send test delivery' }).click();
     await live
       .getByText('Test delivery failed (status 502): webhook delivery failed: the receiver answered HTTP 500')
       .waitFor();
+    expect(await page.locator('body[data-page-kept]').count(), 'a refusal is swapped in too').to.equal(1);
     await accessible('test delivery failed');
     const { body: report } = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
     const published = await api(browser.origin)
