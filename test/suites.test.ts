@@ -45,6 +45,7 @@ describe('test suites (the mocha configurations)', () => {
     ]);
     const ci = readFileSync(path.join(ROOT, '.ci/run'), 'utf8').split('\n');
     const runs = [
+      'npm run check',
       'npm test',
       'npm run test:slow',
       'npm run test:bench',
