@@ -1,14 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import type { Pool } from '../../src/db/pool.js';
-import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
-import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
-import { createLogger } from '../../src/platform/observability/logger.js';
-import { api, pool, reportInput, TEST_RETRY_POLICY, unique } from '../support/harness.js';
+import { Pool } from '../../src/db/pool.js';
+import { api, pool, TEST_RETRY_POLICY, unique } from '../support/harness.js';
 import { until } from '../support/wait.js';
-import type { Behaviour } from '../support/https-receiver.js';
-import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from '../support/webhooks.js';
+import { Behaviour } from '../support/https-receiver.js';
+import { eventsSuite } from '../support/events.js';
+import { auth, companyWithWebhook, type CompanyWithWebhook } from '../support/webhooks.js';
 
 /**
  * Durable deliveries through HTTP against PostgreSQL and a real local HTTPS receiver: events recorded
@@ -16,59 +14,8 @@ import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from 
  * The background worker runs in this process, on the suite's notifier (which trusts the receiver).
  */
 
-interface Event {
-  id: string;
-  type: string;
-  createdAt: string;
-  report: { id: string; status: string; publishedUrl: string };
-  delivery: {
-    status: string;
-    attempts: number;
-    lastAttemptAt: string | null;
-    nextAttemptAt: string | null;
-    lastError: string;
-  };
-}
-
 describe('durable deliveries: background attempts', () => {
-  const suite = webhookSuite();
-  let workers: DeliveryWorker[] = [];
-
-  /** A worker making this suite's background attempts, with the given policy. */
-  function startWorker(
-    policy: RetryPolicy = TEST_RETRY_POLICY,
-    maxInFlightPerCompany = 4,
-    db?: Pool,
-    pollMs = 50,
-  ): DeliveryWorker {
-    const worker = new DeliveryWorker({
-      db: db ?? suite.allowed.pool,
-      notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
-      policy,
-      logger: createLogger('silent'),
-      pollMs,
-      maxInFlight: 32,
-      maxInFlightPerCompany,
-    });
-    worker.start();
-    workers.push(worker);
-    return worker;
-  }
-  afterEach(async () => {
-    await Promise.all(workers.map((w) => w.stop(2_000)));
-    workers = [];
-  });
-
-  const publish = (company: { companyId: string }, reportId: string, body: Record<string, unknown>) =>
-    api(suite.allowed.app)
-      .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
-      .set(auth)
-      .send(body);
-
-  async function apiReport(key: string): Promise<string> {
-    const res = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
-    return res.body.id as string;
-  }
+  const { suite, startWorker, publish, apiReport, retrying, event, settled } = eventsSuite();
 
   /** A company whose receiver never answers, with `count` pending events due now, each carrying one of its reports. */
   /** A company with `count` due events whose receiver never answers (or answers as given). */
@@ -83,26 +30,6 @@ describe('durable deliveries: background attempts', () => {
       [dead.companyId, reportId, unique('x'), JSON.stringify(report), count],
     );
     return dead;
-  }
-
-  const retrying = {
-    publishedUrl: 'https://reports.example.com/r/1',
-    notifyIntegration: true,
-    whenDeliveryFails: 'retry',
-  };
-
-  const event = async (key: string, id: string): Promise<Event> =>
-    (await api().get(`/events/${id}`).set('X-API-KEY', key).expect(200)).body as Event;
-
-  async function settled(key: string, id: string, status: string, timeoutMs = 10_000): Promise<Event> {
-    let last: Event | undefined;
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      last = await event(key, id);
-      if (last.delivery.status === status) return last;
-      await sleep(50);
-    }
-    throw new Error(`event ${id} is ${JSON.stringify(last?.delivery)}, not ${status}, after ${timeoutMs} ms`);
   }
 
   const log = async (companyId: string) =>

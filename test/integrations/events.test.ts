@@ -1,22 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import type { Pool } from '../../src/db/pool.js';
-import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
 import { sweepOldEvents } from '../../src/integrations/events.js';
-import type { RetryPolicy } from '../../src/integrations/event-outcomes.js';
-import { createLogger } from '../../src/platform/observability/logger.js';
 import pg from 'pg';
-import {
-  api,
-  databaseUrl,
-  newCompany,
-  newTestKey,
-  pool,
-  reportInput,
-  TEST_RETRY_POLICY,
-  unique,
-} from '../support/harness.js';
-import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from '../support/webhooks.js';
+import { api, databaseUrl, newCompany, newTestKey, pool, unique } from '../support/harness.js';
+import { eventsSuite, type Event } from '../support/events.js';
+import { auth, companyWithWebhook, type CompanyWithWebhook } from '../support/webhooks.js';
 
 /**
  * Durable deliveries through HTTP against PostgreSQL and a real local HTTPS receiver: events recorded
@@ -24,65 +12,8 @@ import { auth, companyWithWebhook, webhookSuite, type CompanyWithWebhook } from 
  * The background worker runs in this process, on the suite's notifier (which trusts the receiver).
  */
 
-interface Event {
-  id: string;
-  type: string;
-  createdAt: string;
-  report: { id: string; status: string; publishedUrl: string };
-  delivery: {
-    status: string;
-    attempts: number;
-    lastAttemptAt: string | null;
-    nextAttemptAt: string | null;
-    lastError: string;
-  };
-}
-
 describe('durable deliveries: events, the feed and redelivery', () => {
-  const suite = webhookSuite();
-  let workers: DeliveryWorker[] = [];
-
-  /** A worker making this suite's background attempts, with the given policy. */
-  function startWorker(
-    policy: RetryPolicy = TEST_RETRY_POLICY,
-    maxInFlightPerCompany = 4,
-    db?: Pool,
-    pollMs = 50,
-  ): DeliveryWorker {
-    const worker = new DeliveryWorker({
-      db: db ?? suite.allowed.pool,
-      notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
-      policy,
-      logger: createLogger('silent'),
-      pollMs,
-      maxInFlight: 32,
-      maxInFlightPerCompany,
-    });
-    worker.start();
-    workers.push(worker);
-    return worker;
-  }
-  afterEach(async () => {
-    await Promise.all(workers.map((w) => w.stop(2_000)));
-    workers = [];
-  });
-
-  const publish = (company: { companyId: string }, reportId: string, body: Record<string, unknown>) =>
-    api(suite.allowed.app)
-      .post(`/internal/companies/${company.companyId}/reports/${reportId}/publish`)
-      .set(auth)
-      .send(body);
-
-  async function apiReport(key: string): Promise<string> {
-    const res = await api().post('/reports/new').set('X-API-KEY', key).send(reportInput()).expect(200);
-    return res.body.id as string;
-  }
-
-  const retrying = {
-    publishedUrl: 'https://reports.example.com/r/1',
-    notifyIntegration: true,
-    whenDeliveryFails: 'retry',
-  };
+  const { suite, startWorker, publish, apiReport, retrying, settled } = eventsSuite();
 
   /**
    * The company's feed once it shows `count` events: an event shows once every transaction older than
@@ -98,20 +29,6 @@ describe('durable deliveries: events, the feed and redelivery', () => {
   /** The company's events, as recorded (shown in the feed or not yet). */
   const recorded = async (companyId: string) =>
     (await pool().query('SELECT id FROM webhook_events WHERE company_id = $1', [companyId])).rowCount;
-
-  const event = async (key: string, id: string): Promise<Event> =>
-    (await api().get(`/events/${id}`).set('X-API-KEY', key).expect(200)).body as Event;
-
-  async function settled(key: string, id: string, status: string, timeoutMs = 10_000): Promise<Event> {
-    let last: Event | undefined;
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      last = await event(key, id);
-      if (last.delivery.status === status) return last;
-      await sleep(50);
-    }
-    throw new Error(`event ${id} is ${JSON.stringify(last?.delivery)}, not ${status}, after ${timeoutMs} ms`);
-  }
 
   describe('publishing with whenDeliveryFails', () => {
     it('keeps "fail" as it was: 502, the report unchanged, no event', async () => {

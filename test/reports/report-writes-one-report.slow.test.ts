@@ -6,6 +6,7 @@ import type { Origin } from '../../src/reports/fields.js';
 import { ReportWriter } from '../../src/reports/write.js';
 import { loadSchemaFaker, validReportBody } from '../contract/support/requests.js';
 import { newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { reportRowsOf } from '../support/report-rows.js';
 import { gatedDatabase } from '../support/gated-writes.js';
 import { until } from '../support/wait.js';
 
@@ -76,17 +77,6 @@ describe('report writes: one report many times in one batch, against one at a ti
         return { from, body: input as unknown as ReportInput } as Sent;
       });
 
-  const reportsOf = async (companyId: string) =>
-    (
-      await pool().query<{ report: string }>(
-        `SELECT (to_jsonb(r) - '{id,company_id,integration_id,created_at,updated_at}'::text[])::text AS report
-           FROM reports r WHERE company_id = $1`,
-        [companyId],
-      )
-    ).rows
-      .map((r) => r.report)
-      .sort();
-
   /** As a write of its own: createOrUpdate throws at once for bad invoice items, as a refusal. */
   const settle = (p: () => Promise<{ id: string; created: boolean }>) =>
     (async () => p())().then(
@@ -130,7 +120,7 @@ describe('report writes: one report many times in one batch, against one at a ti
         const together = await Promise.all(queued);
         expect(sizes).to.deep.equal([1, writes.length]);
         expect(answersOf(together)).to.deep.equal(answersOf(one));
-        expect(await reportsOf(batched.companyId)).to.deep.equal(await reportsOf(alone.companyId));
+        expect(await reportRowsOf(batched.companyId)).to.deep.equal(await reportRowsOf(alone.companyId));
       }),
       { numRuns: 30, endOnFailure: true },
     );

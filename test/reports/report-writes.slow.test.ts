@@ -17,6 +17,7 @@ import {
   testLimits,
 } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
+import { reportRowsOf } from '../support/report-rows.js';
 import { gatedDatabase } from '../support/gated-writes.js';
 import { until } from '../support/wait.js';
 
@@ -214,16 +215,6 @@ describe('report writes in batches', () => {
     const restIds = [unique('rest'), unique('rest')];
     const alone = await newCompany(INSPECTORS);
     const batched = await newCompany(INSPECTORS);
-    const reportsOf = async (companyId: string) =>
-      (
-        await pool().query<{ report: string }>(
-          `SELECT (to_jsonb(r) - '{id,company_id,integration_id,created_at,updated_at}'::text[])::text AS report
-             FROM reports r WHERE company_id = $1`,
-          [companyId],
-        )
-      ).rows
-        .map((r) => r.report)
-        .sort();
     await fc.assert(
       fc.asyncProperty(
         fc.array(validReportBody({ inspectorEmails: emails }, restIds), { minLength: 2, maxLength: 8 }),
@@ -235,7 +226,7 @@ describe('report writes in batches', () => {
           const [first, ...rest] = bodies;
           const { responses } = await sendBehindOne(first!, rest, batched.key);
           expect(responses.map((r) => r.status)).to.deep.equal(one);
-          expect(await reportsOf(batched.companyId)).to.deep.equal(await reportsOf(alone.companyId));
+          expect(await reportRowsOf(batched.companyId)).to.deep.equal(await reportRowsOf(alone.companyId));
         },
       ),
       { numRuns: 20, endOnFailure: true },

@@ -12,10 +12,10 @@ import { APP_TOKEN, newApp } from './harness.js';
 import { HttpsReceiver } from './https-receiver.js';
 
 /** Debian's chromium package: never a downloaded browser. */
-const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
 
-const FLAGS = [
-  '--headless',
+/** Chromium as root on a machine with no network but loopback: nothing to sandbox, nothing to fetch. */
+export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -50,7 +50,7 @@ export async function openBrowser(app: Express): Promise<BrowserSession> {
   try {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: FLAGS,
+      args: ['--headless', ...CHROMIUM_FLAGS],
       headless: true,
       baseURL: origin,
     });

@@ -3,18 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../support/browser.js';
 
 /**
  * The Chromium that arrives with `npm ci` (@sparticuz/chromium unpacks its build to the temp
@@ -28,7 +17,7 @@ async function chromiumExecutables(): Promise<string[]> {
   } catch {
     // Not unpackable on this platform: fall back to the system browser below.
   }
-  if (existsSync(DEBIAN_CHROMIUM)) found.push(DEBIAN_CHROMIUM);
+  if (existsSync(CHROMIUM)) found.push(CHROMIUM);
   return found;
 }
 
@@ -49,7 +38,11 @@ export async function launchBrowser(): Promise<Browser> {
   for (const executablePath of executables) {
     const profile = await mkdtemp(path.join(os.tmpdir(), 'intake-chromium-'));
     try {
-      const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: FLAGS });
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath,
+        headless: true,
+        args: CHROMIUM_FLAGS,
+      });
       return {
         context,
         close: async () => {
