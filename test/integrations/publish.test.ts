@@ -50,6 +50,10 @@ describe('publishing and the reportPublished webhook', () => {
   const publish = (target: Express, companyId: string, reportId: string, body: Record<string, unknown>) =>
     api(target).post(`/internal/companies/${companyId}/reports/${reportId}/publish`).set(auth).send(body);
 
+  /** The inspector's publish of a report through the application, to `url`, notifying unless told not to. */
+  const publishTo = (company: { companyId: string }, id: string, url: string, notifyIntegration = true) =>
+    publish(suite.allowed.app, company.companyId, id, { publishedUrl: url, notifyIntegration });
+
   const deliveries = async (companyId: string) =>
     (await api().get(`/internal/companies/${companyId}/webhook-deliveries`).set(auth).expect(200)).body as Array<
       Record<string, unknown>
@@ -59,10 +63,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('delivers the published report, signed so that standardwebhooks verifies it, and publishes', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key, { address: '12 Elm Street', fromRestService: 'Acme CRM' });
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://reports.example.com/r/1',
-        notifyIntegration: true,
-      }).expect(200);
+      const res = await publishTo(company, id, 'https://reports.example.com/r/1').expect(200);
       const webhookId = suite.receiver.at(company.path)[0]!.headers['webhook-id'];
       expect(res.body.webhook).to.deep.equal({
         outcome: 'sent',
@@ -86,10 +87,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('is not verifiable with another secret or a changed body', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://reports.example.com/r/1',
-        notifyIntegration: true,
-      }).expect(200);
+      await publishTo(company, id, 'https://reports.example.com/r/1').expect(200);
       const [request] = suite.receiver.at(company.path);
       const headers = request!.headers as Record<string, string>;
       const other = (await companyWithWebhook()).secret;
@@ -102,10 +100,7 @@ describe('publishing and the reportPublished webhook', () => {
       suite.receiver.on(company.path, { status: 500, body: 'receiver exploded' });
       const id = await apiReport(company.key);
       const before = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://reports.example.com/r/1',
-        notifyIntegration: true,
-      }).expect(502);
+      const res = await publishTo(company, id, 'https://reports.example.com/r/1').expect(502);
       expect(res.body).to.deep.equal({ error: 'webhook delivery failed: the receiver answered HTTP 500' });
       expect(suite.receiver.at(company.path)).to.have.length(1);
       const after = await api().get(`/reports/${id}`).set('X-API-KEY', company.key).expect(200);
@@ -136,10 +131,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('answers 502 naming a refused connection', async () => {
       const company = await companyWithWebhook(`https://127.0.0.1:${await freePort()}/hook`);
       const id = await apiReport(company.key);
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://reports.example.com/r/1',
-        notifyIntegration: true,
-      }).expect(502);
+      const res = await publishTo(company, id, 'https://reports.example.com/r/1').expect(502);
       expect(res.body.error).to.match(/^webhook delivery failed: connection refused \(.*ECONNREFUSED.*\)$/);
     });
 
@@ -148,10 +140,7 @@ describe('publishing and the reportPublished webhook', () => {
       const target = `/${unique('redirect-target')}`;
       suite.receiver.on(company.path, { redirectTo: suite.receiver.url(target) });
       const id = await apiReport(company.key);
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://reports.example.com/r/1',
-        notifyIntegration: true,
-      }).expect(502);
+      const res = await publishTo(company, id, 'https://reports.example.com/r/1').expect(502);
       expect(res.body).to.deep.equal({
         error: 'webhook delivery failed: the receiver answered HTTP 302 (redirects are not followed)',
       });
@@ -319,10 +308,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('publishes without a webhook when the inspector declines (notifyIntegration: false)', async () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: false,
-      }).expect(200);
+      const res = await publishTo(company, id, 'https://r.example.com/1', false).expect(200);
       expect(res.body.webhook).to.deep.equal({ outcome: 'not_sent', reason: 'not_requested' });
       expect(res.body.report.status).to.equal('published');
       expect(suite.receiver.at(company.path)).to.have.length(0);
@@ -331,10 +317,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('publishes without a webhook when the company has no address', async () => {
       const company = await newCompany();
       const id = await apiReport(company.key);
-      const res = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(200);
+      const res = await publishTo(company, id, 'https://r.example.com/1').expect(200);
       expect(res.body.webhook).to.deep.include({ outcome: 'not_sent', reason: 'no_webhook_address' });
       expect(res.body.webhook.eventId).to.match(/^msg_/);
     });
@@ -345,23 +328,11 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       suite.receiver.on(company.path, { status: 503 });
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(502);
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(502);
+      await publishTo(company, id, 'https://r.example.com/1').expect(502);
+      await publishTo(company, id, 'https://r.example.com/1').expect(502);
       suite.receiver.on(company.path, { status: 200 });
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(200);
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/2',
-        notifyIntegration: true,
-      }).expect(200);
+      await publishTo(company, id, 'https://r.example.com/1').expect(200);
+      await publishTo(company, id, 'https://r.example.com/2').expect(200);
 
       const ids = suite.receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(ids).to.have.length(4);
@@ -377,19 +348,10 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       suite.receiver.on(company.path, { status: 500 });
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(502);
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: false,
-      }).expect(200);
+      await publishTo(company, id, 'https://r.example.com/1').expect(502);
+      await publishTo(company, id, 'https://r.example.com/1', false).expect(200);
       suite.receiver.on(company.path, { status: 200 });
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/2',
-        notifyIntegration: true,
-      }).expect(200);
+      await publishTo(company, id, 'https://r.example.com/2').expect(200);
       const [failed, later] = suite.receiver.at(company.path).map((r) => r.headers['webhook-id']);
       expect(later).to.not.equal(failed);
     });
@@ -400,16 +362,10 @@ describe('publishing and the reportPublished webhook', () => {
       const company = await companyWithWebhook();
       const id = await apiReport(company.key);
       suite.receiver.on(company.path, { status: 500, body: 'x'.repeat(5000) });
-      const failed = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      });
+      const failed = await publishTo(company, id, 'https://r.example.com/1');
       expect(failed.status).to.equal(502);
       suite.receiver.on(company.path, { status: 202, body: 'thanks' });
-      const sent = await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(200);
+      const sent = await publishTo(company, id, 'https://r.example.com/1').expect(200);
 
       const log = await deliveries(company.companyId);
       const webhookId = suite.receiver.at(company.path)[0]!.headers['webhook-id'];
@@ -444,10 +400,7 @@ describe('publishing and the reportPublished webhook', () => {
     it('logs refused addresses too, and shows each company only its own attempts', async () => {
       const company = await companyWithWebhook('https://10.1.2.3/hook');
       const id = await apiReport(company.key);
-      await publish(suite.allowed.app, company.companyId, id, {
-        publishedUrl: 'https://r.example.com/1',
-        notifyIntegration: true,
-      }).expect(502);
+      await publishTo(company, id, 'https://r.example.com/1').expect(502);
       const log = await deliveries(company.companyId);
       expect(log).to.have.length(1);
       expect(log[0]).to.deep.include({
@@ -578,10 +531,7 @@ describe('publishing and the reportPublished webhook', () => {
     const id = await apiReport(company.key);
     // 1,023 bytes, then "é" (2 bytes) and "€" (3 bytes): the limit falls inside "é".
     suite.receiver.on(company.path, { status: 500, body: Buffer.from(`${'x'.repeat(1023)}é€ and more`, 'utf8') });
-    await publish(suite.allowed.app, company.companyId, id, {
-      publishedUrl: 'https://r.example.com/1',
-      notifyIntegration: true,
-    }).expect(502);
+    await publishTo(company, id, 'https://r.example.com/1').expect(502);
     const path2 = `/${unique('hook')}`;
     await api()
       .put(`/internal/companies/${company.companyId}/webhook`)
@@ -590,10 +540,7 @@ describe('publishing and the reportPublished webhook', () => {
       .expect(200);
     // 1,022 bytes, then "€": the limit falls inside it.
     suite.receiver.on(path2, { status: 500, body: `${'y'.repeat(1022)}€€` });
-    await publish(suite.allowed.app, company.companyId, id, {
-      publishedUrl: 'https://r.example.com/1',
-      notifyIntegration: true,
-    }).expect(502);
+    await publishTo(company, id, 'https://r.example.com/1').expect(502);
     const [second, first] = (await deliveries(company.companyId)).map((d) => d.responseExcerpt as string);
     expect(first).to.equal('x'.repeat(1023));
     expect(second).to.equal('y'.repeat(1022));
