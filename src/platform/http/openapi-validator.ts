@@ -40,6 +40,8 @@ export function openApiValidator({ validateResponses }: { validateResponses: boo
     // Keys are checked by requireApiKey, which answers 400 as openapi.yaml declares (BadKey) (the validator would say 401).
     validateSecurity: false,
     validateFormats: true,
+    // The document declares no multipart body: no upload parser in every request's path.
+    fileUploader: false,
     ajvFormats: { mode: 'full' },
   }) as RequestHandler[];
 }
