@@ -36,6 +36,8 @@ export interface Kept {
  * request was sent with (so that a retry of `k` sent with `k` twice would make a second report): 400.
  */
 export function idempotencyKey(req: IncomingMessage): string | undefined {
+  // headersDistinct is built whole on first use: only a request that has the header needs its lines.
+  if (req.headers['idempotency-key'] === undefined) return undefined;
   const lines = req.headersDistinct['idempotency-key'];
   if (lines === undefined) return undefined;
   if (lines.length > 1)

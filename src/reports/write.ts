@@ -6,7 +6,6 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { isSerializationFailure, isStatementTimeout } from '../db/sqlstate.js';
 import { badRequest, conflict, refuse, unavailable, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
-import { jsonLength } from '../core/json-length.js';
 import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
 import type { Idempotency, Kept } from './idempotency.js';
@@ -18,13 +17,14 @@ import { isSandboxFull, sandboxFull } from './sandbox.js';
  * batches). Its status and publish fields change in status.ts; reads are in read.ts.
  */
 
-/** One create or update: who asks, and the input row of UPSERT (all but its `ord`). */
+/** One create or update: who asks, and the input row of UPSERT (all but its `ord`) as JSON. */
 interface Write {
   origin: Origin;
   restId: string | undefined;
-  row: Record<string, unknown>;
-  /** The length of the row's JSON, for the batch's size (the JSON is built once, for the whole batch). */
-  size: number;
+  /** Sent with an Idempotency-Key: its batch runs the statement that finds and stores keys. */
+  keyed: boolean;
+  /** The row's JSON, built once as the write arrives: its size in a batch, and its part of the batch's input. */
+  json: string;
 }
 
 type Written = { id: string; created: boolean };
@@ -33,17 +33,17 @@ type Outcome = Written | { kept: Kept };
 
 /** The write's input row; throws 400 for a field the statement must not see (bad invoice items). */
 function toWrite(origin: Origin, input: ReportInput, idempotency?: Idempotency): Write {
-  const row = inputRow(origin, input, idempotency);
-  return { origin, restId: input.restId, row, size: jsonLength(row) };
+  const json = JSON.stringify(inputRow(origin, input, idempotency));
+  return { origin, restId: input.restId, keyed: idempotency !== undefined, json };
 }
 
 /**
- * The batch's input: one JSON array of the writes' rows, each with its place in the batch. Built apart
- * from upsert(), whose variables live until the database answers: the rows are the request's, the text
- * is sent once (SentOnce) and then held by nothing.
+ * The batch's input: one JSON array of the writes' rows, each with its place in the batch first (`ord`).
+ * Built apart from upsert(), whose variables live until the database answers: the rows' texts are the
+ * requests', the batch's is sent once (SentOnce) and then held by nothing.
  */
 function inputText(writes: Write[]): string {
-  return JSON.stringify(writes.map((w, ord) => ({ ord, ...w.row })));
+  return `[${writes.map((w, ord) => `{"ord":${ord},${w.json.slice(1)}`).join(',')}]`;
 }
 
 /**
@@ -54,7 +54,7 @@ function inputText(writes: Write[]): string {
  */
 async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   const input = new SentOnce(inputText(writes));
-  const idempotency = writes.some((w) => w.row.idem_key !== null);
+  const idempotency = writes.some((w) => w.keyed);
   const restIds = writes.flatMap((w) => (w.restId === undefined ? [] : [w.restId]));
   const fold = new Set(restIds).size < restIds.length;
   const variant = `${fold ? 'folding' : 'distinct'}${idempotency ? 'Idempotent' : ''}` as const;
@@ -187,13 +187,13 @@ export class ReportWriter {
   ) {
     this.batcher = new Batcher<Write, Outcome>({
       run: async (writes) => {
-        await turnFor(writes.reduce((sum, w) => sum + w.size, 0));
+        await turnFor(writes.reduce((sum, w) => sum + w.json.length, 0));
         return upsertBatch(db, writes);
       },
       maxInFlight: batchesInFlight,
       maxItems: WRITE_BATCH_ITEMS,
       maxBytes: WRITE_BATCH_BYTES,
-      size: (write) => write.size,
+      size: (write) => write.json.length,
       group: (write) => write.origin.companyId,
       key: (write) => write.restId,
       // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
