@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash as digest, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.js';
 
 /** How long a sign-in lasts: a working day. */
@@ -11,7 +11,7 @@ export interface Session {
   csrf: string;
 }
 
-const hashOf = (token: string) => createHash('sha256').update(token).digest();
+const hashOf = (token: string) => digest('sha256', token, 'buffer');
 const randomToken = () => randomBytes(32).toString('base64url');
 
 export async function startSession(db: Queryable): Promise<Session> {

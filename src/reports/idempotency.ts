@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { badRequest, conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
@@ -49,7 +49,7 @@ export function idempotencyKey(req: IncomingMessage): string | undefined {
 
 /** The body's fingerprint: its JSON with keys in order, so that the same body sent again matches however it is laid out. */
 export function fingerprint(body: unknown): Buffer {
-  return createHash('sha256').update(canonicalJson(body)).digest();
+  return digest('sha256', canonicalJson(body), 'buffer');
 }
 
 function canonicalJson(value: unknown): string {

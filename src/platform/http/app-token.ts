@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash as digest, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { refuse } from '../../core/errors.js';
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
+const sha256 = (value: string) => digest('sha256', value, 'buffer');
 
 /**
  * Whether a secret the caller sent equals the expected one, in constant time. Both sides are hashed
