@@ -13,11 +13,31 @@ function problemOf(text: string): string | undefined {
 }
 
 /**
+ * Whether any string inside value (field names included) cannot be stored as sent: the walk of
+ * findUnstorableText without the fields' labels, which only a value with such a string needs.
+ */
+function holdsUnstorableText(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (problemOf(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (const child of item) pending.push(child);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const key of Object.keys(item)) pending.push(key, (item as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/**
  * The first string inside value (field names included) that cannot be stored as sent, as
  * "<field label> <why>" ("clientNames[1] must not contain …"), or undefined.
  * A walk with its own stack, not recursion: however deep the value nests, the call stack stays flat.
  */
 export function findUnstorableText(value: unknown, label = ''): string | undefined {
+  if (!holdsUnstorableText(value)) return undefined;
   const pending: [unknown, string][] = [[value, label]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, at] = next;
