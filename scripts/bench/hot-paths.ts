@@ -6,7 +6,9 @@
  * comparison and the targets met or missed, and writes every row as JSON.
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
- * of case names), BENCH_OUT (default bench-results.json).
+ * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
+ * case, the two implementations alternating; its figures are the rounds' medians, the times of each
+ * round's pair).
  */
 import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
@@ -25,6 +27,7 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 16);
 const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
 const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
 const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 1);
 
 /** The compared operations, each to reach TIMES_STRAIGHTFORWARD × the yardstick and, for some, a share of bare Express. */
 const COMPARED = [
@@ -128,15 +131,26 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
 }
 type Row = Awaited<ReturnType<typeof run>>;
 
+/** The middle value; of an even count, the mean of the two in the middle. */
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 function figures(rows: Row[], servicePeakMb: number) {
-  const rowOf = (target: Target, name: string) => rows.find((r) => r.target === target && r.case === name);
+  const rowsOf = (target: Target, name: string) => rows.filter((r) => r.target === target && r.case === name);
+  const rowOf = (target: Target, name: string) => rowsOf(target, name)[0];
+  const rps = (r: Row) => r.requestsPerSec;
   const bare = rows.filter((r) => r.target === 'bare');
   const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
   const comparison = COMPARED.flatMap((c) => {
-    const [service, plain] = [rowOf('service', c.case), rowOf('straightforward', c.case)];
-    if (!service || !plain) return [];
-    const [times, ofBare] = [service.requestsPerSec / plain.requestsPerSec, service.requestsPerSec / bareRps];
-    return [{ ...c, service: service.requestsPerSec, straightforward: plain.requestsPerSec, times, ofBare }];
+    const [service, plain] = (['service', 'straightforward'] as const).map((t) => rowsOf(t, c.case).map(rps));
+    if (service!.length === 0 || service!.length !== plain!.length) return [];
+    // Each round's pair ran back to back: the times of each pair, not of the medians.
+    const rounds = service!.map((s, i) => s / plain![i]!);
+    const [times, ofBare] = [median(rounds), median(service!) / bareRps];
+    return [{ ...c, service: median(service!), straightforward: median(plain!), rounds, times, ofBare }];
   });
   const targets: Record<string, boolean> = {};
   for (const c of comparison) {
@@ -154,6 +168,10 @@ function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeo
   const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'];
   const lines = comparison.map((c) => [c.label, ...[c.service, c.straightforward].map((n) => n.toFixed(0))]);
   lines.forEach((line, i) => line.push(comparison[i]!.times.toFixed(2), comparison[i]!.ofBare.toFixed(2)));
+  if (ROUNDS > 1) {
+    header.push('x straightforward by round');
+    lines.forEach((line, i) => line.push(comparison[i]!.rounds.map((t) => t.toFixed(2)).join(' ')));
+  }
   console.log(`\n${formatTable(header, lines)}\n`);
   console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
@@ -185,8 +203,10 @@ async function main(): Promise<void> {
   let compared = 0;
   for (const c of cases.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)))) {
     // Compared cases alternate which implementation goes first, so that neither always meets the warmer machine.
-    const order = !c.compared ? pair.slice(0, 1) : compared++ % 2 === 0 ? pair : pair.toReversed();
-    for (const target of order) rows.push(await drive(c, target));
+    for (let round = 0; round < (c.compared ? ROUNDS : 1); round++) {
+      const order = !c.compared ? pair.slice(0, 1) : compared++ % 2 === 0 ? pair : pair.toReversed();
+      for (const target of order) rows.push(await drive(c, target));
+    }
   }
   rows.push(await drive(bareCase, 'bare'));
   const result = figures(rows, peakRssMb(service.pid));
