@@ -5,8 +5,8 @@ import { formatInvoiceItem, joinList, parseInvoiceItems, toList } from './field-
 /**
  * The field catalogue: one row per field of a report, the one place to extend when the report gains
  * a field (with openapi.yaml and a migration adding its column). Everything else is derived from it:
- * the write statement (write-statement.ts), the reads (read.ts), the display-bytes column's expression
- * (displayBytesSql, written into migrations from `npm run gen`'s generated/report-display-bytes.sql),
+ * the write statement (write-statement.ts), the reads (read.ts), the display_bytes column's functions
+ * (display-bytes.ts, written into migrations from `npm run gen`'s generated/report-display-bytes.sql),
  * the sample report (sample.ts) and the benchmark yardstick's mapping. test/reports/field-catalogue.test.ts
  * fails when this catalogue, openapi.yaml's ReportInput and Report, and the reports table disagree.
  */
@@ -228,12 +228,3 @@ export const INPUT_FIELDS = ALL_FIELDS.filter(([, field]) => field.write !== und
   keyof ReportInput,
   Field<unknown> & Required<Pick<Field<unknown>, 'write'>>,
 ][];
-
-/** Bytes of a report's JSON no field's term counts: the field names, the id, the dates and the status. */
-const DISPLAY_BYTES_BASE = 450;
-
-/** The display_bytes column's expression: what a report takes in a response's JSON, about. */
-export function displayBytesSql(): string {
-  const terms = ALL_FIELDS.flatMap(([, field]) => (field.displayBytes ? [field.displayBytes] : []));
-  return [String(DISPLAY_BYTES_BASE), ...terms].join('\n  + ');
-}

@@ -21,5 +21,6 @@ export {
   type PublishState,
 } from './status.js';
 // The field catalogue, for the generator (scripts/generate.ts) and the benchmark's yardstick (scripts/bench/straightforward/).
-export { ALL_FIELDS, displayBytesSql, INPUT_FIELDS, type Origin, type ReportRow } from './fields.js';
+export { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from './fields.js';
+export { displayBytesFunctionSql, displayBytesTriggerBody } from './display-bytes.js';
 export { parseInvoiceItem, toList } from './field-values.js';

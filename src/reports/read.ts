@@ -85,7 +85,7 @@ export async function listForCompany(
   // The page comes back as one JSON array: node-postgres parses that with JSON.parse, far cheaper than
   // its per-column parsing of 21 wide rows with arrays.
   // The scan reads one report past the limit (is there a next page?) and sums each report's
-  // display_bytes (migration 9) as it goes; the array holds only the reports within the limit and
+  // display_bytes (display-bytes.ts) as it goes; the array holds only the reports within the limit and
   // the budget, so the reports past the budget are never built into JSON, nor read from TOAST.
   const result = await db.query<{
     page: (ReportRow & { id: string; inspection_date: string; cursor_created_at: string })[];

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { ALL_FIELDS, displayBytesSql } from '../../src/reports/fields.js';
+import { ALL_FIELDS } from '../../src/reports/fields.js';
+import { displayBytesFunctionSql, displayBytesTriggerBody } from '../../src/reports/display-bytes.js';
 import { pool } from '../support/harness.js';
 
 /**
  * The field catalogue against the migrated reports table: every catalogue column exists with its type,
- * every other column is the service's own bookkeeping, and display_bytes is the catalogue's sum (a
- * migration that adds a field copies generated/report-display-bytes.sql).
+ * every other column is the service's own bookkeeping, and display_bytes is the catalogue's sum, kept by
+ * its trigger (a migration that adds a field copies generated/report-display-bytes.sql).
  */
 
 /** Columns of reports that are no field of a report: ownership, publishing state, derived sizes. */
@@ -38,28 +39,31 @@ describe('the field catalogue (reports/fields.ts) and the reports table', () => 
     expect([...table.keys()].filter((c) => !known.has(c))).to.deep.equal([]);
   });
 
-  it("computes display_bytes with the catalogue's expression", async () => {
+  it("computes display_bytes with the catalogue's functions, on every insert and update", async () => {
     const client = await pool().connect();
     try {
-      await client.query('BEGIN');
-      // The same expression on a copy of the table's columns, deparsed by PostgreSQL as the column's is.
-      await client.query('CREATE TEMP TABLE catalogue_reports (LIKE reports) ON COMMIT DROP');
+      // The catalogue's function beside the database's, both deparsed by PostgreSQL.
       await client.query(
-        `ALTER TABLE catalogue_reports ADD COLUMN expected integer GENERATED ALWAYS AS (${displayBytesSql()}) STORED`,
+        displayBytesFunctionSql().replace('FUNCTION report_display_bytes', 'FUNCTION pg_temp.report_display_bytes'),
       );
-      const { rows } = await client.query<{ relname: string; expression: string }>(
-        `SELECT c.relname, pg_get_expr(d.adbin, d.adrelid) AS expression
-           FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-           JOIN pg_class c ON c.oid = d.adrelid
-          WHERE (c.oid = 'reports'::regclass AND a.attname = 'display_bytes')
-             OR (c.oid = 'catalogue_reports'::regclass AND a.attname = 'expected')`,
+      const { rows } = await client.query<{ schema: string; args: string; body: string }>(
+        `SELECT n.nspname AS schema, pg_get_function_arguments(p.oid) AS args, pg_get_function_sqlbody(p.oid) AS body
+           FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+          WHERE p.proname = 'report_display_bytes' AND (n.nspname = current_schema() OR n.oid = pg_my_temp_schema())`,
       );
-      const of = (table: string) => rows.find((r) => r.relname === table)?.expression;
-      expect(of('reports')).to.be.a('string');
-      expect(of('reports')).to.equal(of('catalogue_reports'));
+      expect(rows).to.have.length(2);
+      expect(rows[0]!.args).to.equal(rows[1]!.args);
+      expect(rows[0]!.body).to.equal(rows[1]!.body);
+      const { rows: triggers } = await client.query<{ body: string; definition: string }>(
+        `SELECT p.prosrc AS body, pg_get_triggerdef(t.oid) AS definition
+           FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+          WHERE t.tgrelid = 'reports'::regclass AND p.proname = 'set_report_display_bytes'`,
+      );
+      expect(triggers).to.have.length(1);
+      expect(triggers[0]!.body).to.equal(displayBytesTriggerBody());
+      expect(triggers[0]!.definition).to.match(/BEFORE INSERT OR UPDATE ON \S*reports FOR EACH ROW/);
     } finally {
-      await client.query('ROLLBACK');
-      client.release();
+      client.release(true);
     }
   });
 });
