@@ -14,15 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';
 import { appCall, startServiceTrusting } from './fairness-setup.js';
-import {
-  formatTable,
-  machine,
-  onCleanUp,
-  runBench,
-  runScript,
-  startBenchDatabase,
-  treeCpuSeconds,
-} from './lifecycle.js';
+import { formatTable, machine, onCleanUp, runBench } from './lifecycle.js';
+import { runScript, startBenchDatabase, treeCpuSeconds } from './lifecycle.js';
 import { seedCompany, type SeededCompany } from './seed.js';
 import { latency, MAX_RATIO, type SteadyConfig, type SteadyResult } from './steady-client.js';
 

@@ -7,8 +7,7 @@
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
  * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
- * case, the two implementations alternating; its figures are the rounds' medians, the times of each
- * round's pair).
+ * case, the implementations alternating; the figures are the rounds' medians).
  */
 import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
@@ -114,12 +113,8 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
   // CPU time per request in µs, of the process driven and of PostgreSQL.
   const perRequest = (now: number, then: number) => ((now - then) / result.requests.total) * 1e6;
   const row = {
-    ...{ case: c.name, target, requestsPerSec: result.requests.average },
-    ...{
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-    },
+    ...{ case: c.name, target, requestsPerSec: result.requests.average, p50Ms: result.latency.p50 },
+    ...{ p99Ms: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx },
     nodeUs: perRequest(treeCpuSeconds(pid), before[0]!),
     postgresUs: perRequest(treeCpuSeconds(postmaster), before[1]!),
   };
@@ -131,33 +126,28 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
 }
 type Row = Awaited<ReturnType<typeof run>>;
 
-/** The middle value; of an even count, the mean of the two in the middle. */
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
+/** The middle value (of an even count, the upper of the two in the middle). */
+const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1]!;
 
 function figures(rows: Row[], servicePeakMb: number) {
   const rowsOf = (target: Target, name: string) => rows.filter((r) => r.target === target && r.case === name);
-  const rowOf = (target: Target, name: string) => rowsOf(target, name)[0];
   const rps = (r: Row) => r.requestsPerSec;
   const bare = rows.filter((r) => r.target === 'bare');
   const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
   const comparison = COMPARED.flatMap((c) => {
-    const [service, plain] = (['service', 'straightforward'] as const).map((t) => rowsOf(t, c.case).map(rps));
-    if (service!.length === 0 || service!.length !== plain!.length) return [];
-    // Each round's pair ran back to back: the times of each pair, not of the medians.
-    const rounds = service!.map((s, i) => s / plain![i]!);
-    const [times, ofBare] = [median(rounds), median(service!) / bareRps];
-    return [{ ...c, service: median(service!), straightforward: median(plain!), rounds, times, ofBare }];
+    const [service, plain] = [rowsOf('service', c.case).map(rps), rowsOf('straightforward', c.case).map(rps)];
+    if (service.length === 0 || service.length !== plain.length) return [];
+    // Each round's pair ran back to back: the median of the pairs' times, not the times of the medians.
+    const rounds = service.map((s, i) => s / plain[i]!);
+    const [times, ofBare] = [median(rounds), median(service) / bareRps];
+    return [{ ...c, service: median(service), straightforward: median(plain), rounds, times, ofBare }];
   });
   const targets: Record<string, boolean> = {};
   for (const c of comparison) {
     targets[`${c.label} >= ${TIMES_STRAIGHTFORWARD} x straightforward`] = c.times >= TIMES_STRAIGHTFORWARD;
     if (c.bareGoal !== undefined) targets[`${c.label} >= ${c.bareGoal} x bare Express`] = c.ofBare >= c.bareGoal;
   }
-  const [list1k, list1M] = ['1k', '1M'].map((n) => rowOf('service', `GET /reports?limit=20 (${n})`));
+  const [list1k, list1M] = ['1k', '1M'].map((n) => rowsOf('service', `GET /reports?limit=20 (${n})`)[0]);
   if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
@@ -165,13 +155,11 @@ function figures(rows: Row[], servicePeakMb: number) {
 }
 
 function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
-  const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare'];
-  const lines = comparison.map((c) => [c.label, ...[c.service, c.straightforward].map((n) => n.toFixed(0))]);
-  lines.forEach((line, i) => line.push(comparison[i]!.times.toFixed(2), comparison[i]!.ofBare.toFixed(2)));
-  if (ROUNDS > 1) {
-    header.push('x straightforward by round');
-    lines.forEach((line, i) => line.push(comparison[i]!.rounds.map((t) => t.toFixed(2)).join(' ')));
-  }
+  const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare', 'rounds'];
+  const lines = comparison.map((c) => [
+    ...[c.label, c.service.toFixed(0), c.straightforward.toFixed(0), c.times.toFixed(2), c.ofBare.toFixed(2)],
+    c.rounds.map((t) => t.toFixed(2)).join(' '),
+  ]);
   console.log(`\n${formatTable(header, lines)}\n`);
   console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);

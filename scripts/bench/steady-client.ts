@@ -32,9 +32,7 @@ export interface Sample {
   error?: string;
 }
 
-export interface SteadyResult {
-  samples: Sample[];
-}
+export type SteadyResult = { samples: Sample[] };
 
 /** B's p99 under another company's load may be at most this many times its p99 alone. */
 export const MAX_RATIO = 3;
