@@ -1,4 +1,5 @@
-import { hash as digest, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../core/sha256.js';
 import type { Queryable } from '../db/pool.js';
 
 /** How long a sign-in lasts: a working day. */
@@ -11,7 +12,6 @@ export interface Session {
   csrf: string;
 }
 
-const hashOf = (token: string) => digest('sha256', token, 'buffer');
 const randomToken = () => randomBytes(32).toString('base64url');
 
 export async function startSession(db: Queryable): Promise<Session> {
@@ -19,7 +19,7 @@ export async function startSession(db: Queryable): Promise<Session> {
   await db.query(
     `INSERT INTO console_sessions (token_hash, csrf_token, expires_at)
      VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3))`,
-    [hashOf(session.token), session.csrf, SESSION_SECONDS],
+    [sha256(session.token), session.csrf, SESSION_SECONDS],
   );
   return session;
 }
@@ -28,13 +28,13 @@ export async function startSession(db: Queryable): Promise<Session> {
 export async function findSession(db: Queryable, token: string): Promise<Session | undefined> {
   const { rows } = await db.query<{ csrf_token: string }>(
     'SELECT csrf_token FROM console_sessions WHERE token_hash = $1 AND expires_at > clock_timestamp()',
-    [hashOf(token)],
+    [sha256(token)],
   );
   return rows[0] && { token, csrf: rows[0].csrf_token };
 }
 
 export async function endSession(db: Queryable, token: string): Promise<void> {
-  await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [hashOf(token)]);
+  await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [sha256(token)]);
 }
 
 /** Deletes the sessions past their expiry (the serving process's sweep calls it). */

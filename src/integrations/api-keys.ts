@@ -1,5 +1,6 @@
 import type { KeyPrincipal } from '../core/request-context.js';
-import { hash as digest, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../core/sha256.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { cancelPendingEvents } from './events.js';
 import { isUuid } from '../core/ids.js';
@@ -14,7 +15,7 @@ const PREFIXES = { live: KEY_PREFIX, test: `${KEY_PREFIX}test_` } as const;
 /** Which world a key works in: the company's own (live) or its sandbox (test). */
 export type KeyMode = keyof typeof PREFIXES;
 
-export const hashKey = (key: string): Buffer => digest('sha256', key, 'buffer');
+export const hashKey = (key: string): Buffer => sha256(key);
 
 /** 32 random bytes (256 bits), base64url, behind the prefix. */
 export function newKey(mode: KeyMode = 'live'): { key: string; prefix: string; hash: Buffer } {

@@ -1,4 +1,4 @@
-import { hash as digest } from 'node:crypto';
+import { sha256 } from '../core/sha256.js';
 import type { IncomingMessage } from 'node:http';
 import { badRequest, conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
@@ -49,7 +49,7 @@ export function idempotencyKey(req: IncomingMessage): string | undefined {
 
 /** The body's fingerprint: its JSON with keys in order, so that the same body sent again matches however it is laid out. */
 export function fingerprint(body: unknown): Buffer {
-  return digest('sha256', canonicalJson(body), 'buffer');
+  return sha256(canonicalJson(body));
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,8 +1,7 @@
-import { hash as digest, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { sha256 } from '../../core/sha256.js';
 import type { RequestHandler } from 'express';
 import { refuse } from '../../core/errors.js';
-
-const sha256 = (value: string) => digest('sha256', value, 'buffer');
 
 /**
  * Whether a secret the caller sent equals the expected one, in constant time. Both sides are hashed
