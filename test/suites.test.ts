@@ -39,6 +39,7 @@ describe('test suites (the mocha configurations)', () => {
     expect(browser.spec).to.deep.equal(['test/console/browser/**/*.browser.test.ts']);
     expect(main.ignore).to.deep.equal([
       'test/pgbouncer/**',
+      'test/failover/**',
       'test/bench/**',
       'test/**/*.slow.test.ts',
       'test/**/*.browser.test.ts',
@@ -51,6 +52,7 @@ describe('test suites (the mocha configurations)', () => {
       'npm run test:bench',
       'npm run test:browser',
       'npm run test:pgbouncer',
+      'npm run test:failover',
     ];
     for (const run of runs) {
       expect(ci, `.ci/run: ${run}`).to.include(run);
@@ -73,6 +75,7 @@ describe('test suites (the mocha configurations)', () => {
         'console',
         'core',
         'db',
+        'failover',
         'integrations',
         'local',
         'operations',

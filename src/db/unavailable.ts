@@ -3,7 +3,8 @@ import { isQueryTimeout } from './pool.js';
 /**
  * PostgreSQL and network error codes that mean "the database cannot answer right now". 57014
  * (query_canceled) is a statement cut off by statement_timeout: the database is too slow, not a
- * fault of the request, and nothing of the statement was written.
+ * fault of the request, and nothing of the statement was written. Class 08 is a lost or refused
+ * connection; PgBouncer reports its own (server gone, server logins failing) as 08P01.
  */
 const DB_UNAVAILABLE = new Set([
   'ECONNREFUSED',
@@ -20,7 +21,10 @@ const DB_UNAVAILABLE = new Set([
   '08000',
   '08001',
   '08003',
+  '08004',
   '08006',
+  '08007',
+  '08P01',
 ]);
 
 /** Whether err means the database cannot answer now (503), not that the request or the code is wrong. */

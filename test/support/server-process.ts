@@ -34,7 +34,7 @@ export async function startServer(
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl(),
+      DATABASE_URL: env.DATABASE_URL ?? databaseUrl(),
       APP_TOKEN,
       PORT: '0',
       HOST: '127.0.0.1',
