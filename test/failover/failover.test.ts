@@ -22,7 +22,10 @@ const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
 const INSPECTOR = { name: 'Dana Inspector', email: 'dana@example.com' };
 /** The service's wait on the database (its default): a request is answered within it and a margin. */
 const WAIT_MS = 5_000;
-const ANSWER_BUDGET_MS = WAIT_MS + 1_500;
+const MARGIN_MS = 2_000;
+/** A publish waits on the database twice (its claim, its outcome) and on the receiver (its timeout) between. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const budget = (label: string) => (label === 'publish' ? 2 * WAIT_MS + WEBHOOK_TIMEOUT_MS : WAIT_MS) + MARGIN_MS;
 /** How long no primary answers: the old one is dead, the standby not yet promoted. */
 const NO_PRIMARY_MS = 2_000;
 
@@ -77,6 +80,7 @@ describe('a failover to a synchronous standby behind a moving address', function
       const env = {
         ...databaseEnv,
         DATABASE_CONNECT_TIMEOUT_MS: String(WAIT_MS),
+        WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         WEBHOOK_WORKER: 'true',
         WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
         NODE_EXTRA_CA_CERTS: path.join(setup.caDir, 'ca.pem'),
@@ -154,12 +158,13 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   const during = load.answers.filter((a) => a.at >= killedAt && a.at < switchedAt + Math.max(...recovered));
   const byStatus = (answers: Answer[]) =>
     answers.reduce<Record<string, number>>((n, a) => ({ ...n, [a.status]: (n[a.status] ?? 0) + 1 }), {});
-  const longest = Math.max(...load.answers.map((a) => a.ms));
+  const slowest = load.answers.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const longest = slowest.ms;
   const found = await acknowledgedWritesFound(load, pair.standby.url, company.companyId);
   const events = await eventsDelivered(load, receiver, company, pair.standby.url);
   console.log(
     `      ${label}: ${load.answers.length} requests; during the switch ${JSON.stringify(byStatus(during))}; ` +
-      `longest answer ${longest} ms; served again ${recovered.join(' and ')} ms after the switch; ` +
+      `longest answer ${longest} ms (${slowest.label}, ${slowest.status}); served again ${recovered.join(' and ')} ms after the switch; ` +
       `writes acknowledged ${found.acknowledged}, found ${found.found}; events ${events.published}, ` +
       `delivered ${events.delivered} (${events.again} more than once), listed once ${events.listed}, ` +
       `lost ${events.published - events.delivered}`,
@@ -169,7 +174,7 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   expect(
     load.answers.filter((a) => a.status !== 503 && (a.status < 200 || a.status > 299)).map((a) => a),
   ).to.deep.equal([]);
-  expect(longest).to.be.at.most(ANSWER_BUDGET_MS);
+  expect(load.answers.filter((a) => a.ms > budget(a.label))).to.deep.equal([]);
   expect(Math.max(...recovered)).to.be.at.most(5_000);
   expect(found.found).to.equal(found.acknowledged);
   expect(events.delivered).to.equal(events.published);
