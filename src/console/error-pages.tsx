@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { HttpError, isRefusal, notFound } from '../core/errors.js';
+import { HttpError, notFound } from '../core/errors.js';
 import { databaseRefusal } from '../db/unavailable.js';
 import type { Logger } from '../platform/observability/logger.js';
 import { requestLog } from '../platform/observability/request-log.js';
@@ -32,11 +32,6 @@ export const notFoundPage: RequestHandler = () => {
   throw notFound('there is no such page');
 };
 
-/** A refusal for the moment (a 503: the database unreachable or read-only), answered as the API answers it. */
-function unavailableFor(err: unknown): HttpError | undefined {
-  return isRefusal(err, 'UNAVAILABLE') ? err : databaseRefusal(err);
-}
-
 /** The message of a refusal from body-parser (http-errors: `expose` marks one meant for the client). */
 function clientError(err: unknown): { status: number; message: string } | undefined {
   if (err instanceof HttpError) return err.status < 500 ? err : undefined;
@@ -53,7 +48,8 @@ function clientError(err: unknown): { status: number; message: string } | undefi
 export function errorPages(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const refusal = clientError(err);
-    const unavailable = refusal ? undefined : unavailableFor(err);
+    // The database unreachable or read-only: the API's 503, as a page.
+    const unavailable = refusal ? undefined : databaseRefusal(err);
     if (!refusal)
       (requestLog(req) ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
     if (res.headersSent) return void res.destroy();
