@@ -1471,7 +1471,9 @@ export interface components {
         };
         /**
          * @description The service's database is unavailable for the moment: unreachable, or too slow to answer within
-         *     the service's time limit. Retry after the `Retry-After` seconds.
+         *     the service's time limit (`database unavailable`); or, for a request that writes, read-only
+         *     (`database is read-only`: it refuses writes, as a standby not yet promoted does; nothing was
+         *     written, and reads still answer). Retry after the `Retry-After` seconds.
          */
         Unavailable: {
             headers: {
@@ -2423,11 +2425,11 @@ export interface operations {
             };
             /**
              * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
-             *     unavailable; or the service has as many webhook deliveries in flight as it runs at once, in
-             *     all or for your company (nothing was sent; the message says which); or the database became
-             *     unavailable after the delivery, so its outcome is not recorded: the report stays claimed
-             *     until its claim expires (`Retry-After` says when), and the retry carries the same
-             *     `webhook-id`, so your receiver can drop the duplicate.
+             *     unavailable or read-only; or the service has as many webhook deliveries in flight as it runs
+             *     at once, in all or for your company (nothing was sent; the message says which); or the
+             *     database became unavailable after the delivery, so its outcome is not recorded: the report
+             *     stays claimed until its claim expires (`Retry-After` says when), and the retry carries the
+             *     same `webhook-id`, so your receiver can drop the duplicate.
              */
             503: {
                 headers: {
@@ -3001,8 +3003,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Nothing was sent when the database is unavailable, or when this process already has
-             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
+             * @description Nothing was sent when the database is unavailable or read-only, or when this process already
+             *     has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
              *     of this company (then with `Retry-After`; the message says which of the two). When the
              *     database became unavailable after the delivery, the attempt stays in the delivery log without
              *     an outcome.
@@ -3208,8 +3210,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Nothing was sent when the database is unavailable, or when this process already has
-             *     `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
+             * @description Nothing was sent when the database is unavailable or read-only, or when this process already
+             *     has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY`
              *     of this company (then with `Retry-After`; the message says which of the two). When the
              *     database became unavailable after the delivery, the attempt stays in the delivery log without
              *     an outcome.
@@ -3644,12 +3646,12 @@ export interface operations {
             };
             /**
              * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
-             *     unavailable; or this process already has `WEBHOOK_MAX_IN_FLIGHT` webhook deliveries in flight,
-             *     or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of this company (nothing was sent; the message says
-             *     which of the two); or the database became unavailable after the delivery, so its outcome is
-             *     not recorded: the attempt stays in the delivery log without an outcome, the report stays
-             *     claimed until its claim expires (`Retry-After` says when), and the retry carries the same
-             *     `webhook-id`, so the receiver can drop the duplicate.
+             *     unavailable or read-only; or this process already has `WEBHOOK_MAX_IN_FLIGHT` webhook
+             *     deliveries in flight, or `WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY` of this company (nothing was sent;
+             *     the message says which of the two); or the database became unavailable after the delivery, so
+             *     its outcome is not recorded: the attempt stays in the delivery log without an outcome, the
+             *     report stays claimed until its claim expires (`Retry-After` says when), and the retry carries
+             *     the same `webhook-id`, so the receiver can drop the duplicate.
              */
             503: {
                 headers: {

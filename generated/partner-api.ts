@@ -701,7 +701,9 @@ export interface components {
         };
         /**
          * @description The service's database is unavailable for the moment: unreachable, or too slow to answer within
-         *     the service's time limit. Retry after the `Retry-After` seconds.
+         *     the service's time limit (`database unavailable`); or, for a request that writes, read-only
+         *     (`database is read-only`: it refuses writes, as a standby not yet promoted does; nothing was
+         *     written, and reads still answer). Retry after the `Retry-After` seconds.
          */
         Unavailable: {
             headers: {
@@ -1518,11 +1520,11 @@ export interface operations {
             };
             /**
              * @description Nothing was published; publish again after `Retry-After` seconds. Either the database is
-             *     unavailable; or the service has as many webhook deliveries in flight as it runs at once, in
-             *     all or for your company (nothing was sent; the message says which); or the database became
-             *     unavailable after the delivery, so its outcome is not recorded: the report stays claimed
-             *     until its claim expires (`Retry-After` says when), and the retry carries the same
-             *     `webhook-id`, so your receiver can drop the duplicate.
+             *     unavailable or read-only; or the service has as many webhook deliveries in flight as it runs
+             *     at once, in all or for your company (nothing was sent; the message says which); or the
+             *     database became unavailable after the delivery, so its outcome is not recorded: the report
+             *     stays claimed until its claim expires (`Retry-After` says when), and the retry carries the
+             *     same `webhook-id`, so your receiver can drop the duplicate.
              */
             503: {
                 headers: {

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError, notFound } from '../core/errors.js';
+import { databaseRefusal } from '../db/unavailable.js';
 import type { Logger } from '../platform/observability/logger.js';
 import { requestLog } from '../platform/observability/request-log.js';
 import { routeTemplate } from '../platform/http/route-template.js';
@@ -12,6 +13,7 @@ const TITLES: Record<number, string> = {
   404: 'Not found',
   413: 'Too large',
   415: 'Not a form',
+  503: 'Unavailable for the moment',
 };
 
 /** An error as a page: its title, and a message that says what happened (never a stack). */
@@ -39,14 +41,20 @@ function clientError(err: unknown): { status: number; message: string } | undefi
   return { status: e.status, message: 'the form could not be read' };
 }
 
-/** Every error under /console as an HTML page with the console's headers; a 500 is logged, its details never shown. */
+/**
+ * Every error under /console as an HTML page with the console's headers; a 500 or 503 is logged, a
+ * 500's details never shown. A 503 says why and carries Retry-After, as the API's answer does.
+ */
 export function errorPages(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const refusal = clientError(err);
+    // The database unreachable or read-only: the API's 503, as a page.
+    const unavailable = refusal ? undefined : databaseRefusal(err);
     if (!refusal)
       (requestLog(req) ?? logger).error({ err, method: req.method, route: routeTemplate(req) }, 'request failed');
     if (res.headersSent) return void res.destroy();
-    const { status, message } = refusal ?? { status: 500, message: 'something went wrong on our side' };
+    if (unavailable) res.set(unavailable.headers);
+    const { status, message } = refusal ?? unavailable ?? { status: 500, message: 'something went wrong on our side' };
     render(res, status, <ErrorPage status={status} message={message} />);
   };
 }

@@ -99,6 +99,10 @@ export const refuse = {
   /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
   unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) =>
     new HttpError('UNAVAILABLE', 503, message, retryAfter(seconds)),
+  /** The database cannot be reached, or does not answer in time (db/unavailable.ts decides which errors mean it). */
+  databaseUnavailable: () => new HttpError('UNAVAILABLE', 503, 'database unavailable', retryAfter(RETRY_AFTER_SECONDS)),
+  /** The database answers but refuses to write (a standby not yet promoted): a write may succeed later, reads work now. */
+  databaseReadOnly: () => new HttpError('UNAVAILABLE', 503, 'database is read-only', retryAfter(RETRY_AFTER_SECONDS)),
 } as const;
 
 export const badRequest = refuse.badRequest;

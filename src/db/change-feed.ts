@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { connectionOptions } from './pool.js';
+import { isReadOnlyTransaction } from './sqlstate.js';
 
 /**
  * The channel on which a key's hash (hex) is notified whenever the key changes, goes
@@ -11,6 +12,11 @@ export const KEY_CHANNEL = 'api_key_revoked';
 export const REPORT_CHANNEL = 'report_changed';
 
 const RECONNECT_MS = 1_000;
+/**
+ * A standby refuses LISTEN until it is promoted: asked again less often, so that its log is not filled
+ * with the refusals. Meanwhile the caches ask the database, as whenever the feed does not listen.
+ */
+const READ_ONLY_RECONNECT_MS = 5_000;
 /**
  * A barrier that takes longer means the listening connection is stuck (the database frozen, the
  * connection dropped): drop it and ask the database. An empty query gives the database no work, so a
@@ -166,8 +172,8 @@ export class ChangeFeed {
     try {
       await client.connect();
       await client.query(`LISTEN ${KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`);
-    } catch {
-      this.lost(client);
+    } catch (err) {
+      this.lost(client, isReadOnlyTransaction(err) ? READ_ONLY_RECONNECT_MS : RECONNECT_MS);
       return;
     }
     if (this.closed || this.current !== client) {
@@ -179,7 +185,7 @@ export class ChangeFeed {
   }
 
   /** The LISTEN connection failed: notifications may be missed, so nothing cached is trusted. */
-  private lost(client: pg.Client): void {
+  private lost(client: pg.Client, reconnectMs = RECONNECT_MS): void {
     client.removeAllListeners('end');
     client.end().catch(() => undefined);
     if (client !== this.current) return;
@@ -189,7 +195,7 @@ export class ChangeFeed {
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       void this.connect();
-    }, RECONNECT_MS);
+    }, reconnectMs);
     this.reconnectTimer.unref();
   }
 }

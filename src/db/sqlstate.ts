@@ -21,5 +21,11 @@ export const isCheckViolation = (err: unknown, constraint: string): boolean =>
 /** 57014: the statement was cancelled (statement_timeout): the database answers, this statement was slow. */
 export const isStatementTimeout = (err: unknown): boolean => sqlstate(err) === '57014';
 
+/**
+ * 25006: the server refuses to write: a hot standby not yet promoted, or default_transaction_read_only
+ * (a standby refuses LISTEN and NOTIFY with it too). Reads still work there.
+ */
+export const isReadOnlyTransaction = (err: unknown): boolean => sqlstate(err) === '25006';
+
 /** 55P03: a lock could not be had at once (NOWAIT) or within lock_timeout. */
 export const isLockNotAvailable = (err: unknown): boolean => sqlstate(err) === '55P03';

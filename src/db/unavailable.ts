@@ -1,4 +1,6 @@
+import { refuse, type HttpError } from '../core/errors.js';
 import { isQueryTimeout } from './pool.js';
+import { isReadOnlyTransaction } from './sqlstate.js';
 
 /**
  * PostgreSQL and network error codes that mean "the database cannot answer right now". 57014
@@ -27,11 +29,15 @@ const DB_UNAVAILABLE = new Set([
   '08P01',
 ]);
 
-/** Whether err means the database cannot answer now (503), not that the request or the code is wrong. */
+/**
+ * Whether err means the database cannot do it now (503), not that the request or the code is wrong: it
+ * cannot be reached, does not answer in time, or is read-only (it cannot write, whatever is retried).
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_UNAVAILABLE.has(code)) return true;
+  if (isReadOnlyTransaction(err)) return true;
   // pg's query_timeout: the answer did not come in time (a frozen or crawling database).
   if (isQueryTimeout(err)) return true;
   const message = (err as { message?: unknown }).message;
@@ -41,4 +47,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       message,
     )
   );
+}
+
+/** The 503 a database error is answered with, wherever it is answered; undefined when err is no such error. */
+export function databaseRefusal(err: unknown): HttpError | undefined {
+  if (!isDatabaseUnavailable(err)) return undefined;
+  return isReadOnlyTransaction(err) ? refuse.databaseReadOnly() : refuse.databaseUnavailable();
 }

@@ -6,6 +6,7 @@ import { cancelPendingEvents } from './events.js';
 import { isUuid } from '../core/ids.js';
 import type { ApiKeySummary, CreatedKey } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
+import { isReadOnlyTransaction } from '../db/sqlstate.js';
 import { existingSandbox, sandboxOf } from '../companies/index.js';
 
 /** Keys start with a recognisable prefix so that secret scanners can find leaked ones; a test key's says so. */
@@ -38,24 +39,46 @@ export const isIssuedKeyShape = (key: string): boolean => ISSUED_KEY.test(key);
 export type { KeyPrincipal };
 
 /**
+ * When each database (a pool) last refused to record a key's use for being read-only: for a minute after,
+ * keys are looked up without recording it, so that on a standby each lookup is one round trip, not a
+ * refused one and another. Recording is best-effort: a key's use goes unrecorded while nothing can be written.
+ */
+const readOnlySince = new WeakMap<Queryable, number>();
+const RECORDING_PAUSE_MS = 60_000;
+
+/**
  * The company behind a key, found by the key's hash, or undefined for an unknown or revoked key.
- * The same round trip records last use, at most once a minute per key.
+ * The same round trip records last use, at most once a minute per key, unless the database is read-only.
  */
 export async function authenticate(db: Queryable, key: string): Promise<KeyPrincipal | undefined> {
+  if (Date.now() - (readOnlySince.get(db) ?? -Infinity) >= RECORDING_PAUSE_MS) {
+    try {
+      return await lookUpKey(db, key, true);
+    } catch (err) {
+      if (!isReadOnlyTransaction(err)) throw err;
+      readOnlySince.set(db, Date.now());
+    }
+  }
+  return lookUpKey(db, key, false);
+}
+
+async function lookUpKey(db: Queryable, key: string, record: boolean): Promise<KeyPrincipal | undefined> {
   const test = key.startsWith(PREFIXES.test);
   // A test key's company is its sandbox; its owner, whose users its reports name, the sandbox's owner.
   const owner = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
-  const { rows } = await db.query<KeyPrincipal>({
-    name: test ? 'authenticate-test-key' : 'authenticate-key',
-    text: `WITH k AS (
-       SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
-     ), touched AS (
+  // A statement that writes is refused whole by a read-only database, even when it would change no row.
+  const touched = `, touched AS (
        UPDATE api_keys a SET last_used_at = clock_timestamp()
          FROM k
         WHERE a.company_id = k.company_id AND a.id = k.id
           -- a.last_used_at, not k's snapshot: a concurrent first use re-checks the row it waited for.
           AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
-     )
+     )`;
+  const { rows } = await db.query<KeyPrincipal>({
+    name: `authenticate-${test ? 'test-key' : 'key'}${record ? '' : '-unrecorded'}`,
+    text: `WITH k AS (
+       SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
+     )${record ? touched : ''}
      SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId",
             ${owner} AS "ownerCompanyId", '${test ? 'test' : 'live'}' AS mode
        FROM k`,

@@ -22,6 +22,10 @@ export interface DeliveryWorkerOptions {
 
 /** Beyond the delivery's own limit and the wait for connections: the recording's statements. */
 const LEASE_MARGIN_MS = 5_000;
+/** After a take failed (the database away or read-only), the next comes no sooner than this. */
+const FAILED_TAKE_RETRY_MS = 5_000;
+/** While takes keep failing, a line says so at most this often: not one per poll. */
+const FAILING_TAKES_LOG_MS = 60_000;
 
 interface Due {
   companyId: string;
@@ -51,6 +55,8 @@ export class DeliveryWorker {
   private running: Promise<void> | undefined;
   private readonly settled = new Set<() => void>();
   private readonly leaseMs: number;
+  /** Takes failed in a row, and when the last line about them was logged. */
+  private takeFailures: { count: number; loggedAt: number } | undefined;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.failing = new FailingAddresses(options.pollMs);
@@ -103,14 +109,31 @@ export class DeliveryWorker {
     if (free > 0 && !this.stopped) {
       try {
         const due = await this.take(free);
+        this.tookAgain();
         taken = due.length;
         for (const event of due) this.attempt(event);
       } catch (err) {
-        this.options.logger.warn({ err: String(err) }, 'due webhook events not taken');
+        this.tookNone(err);
+        return this.schedule(Math.max(this.options.pollMs, FAILED_TAKE_RETRY_MS));
       }
     }
     // A full batch says more are due: look again at once, when places free up.
     this.schedule(taken === free && taken > 0 ? 0 : this.options.pollMs);
+  }
+
+  /** A take failed: logged when takes start failing, then at most once in FAILING_TAKES_LOG_MS. */
+  private tookNone(err: unknown): void {
+    const failures = (this.takeFailures ??= { count: 0, loggedAt: -Infinity });
+    failures.count++;
+    if (Date.now() - failures.loggedAt < FAILING_TAKES_LOG_MS) return;
+    failures.loggedAt = Date.now();
+    this.options.logger.warn({ err: String(err), failures: failures.count }, 'due webhook events not taken');
+  }
+
+  private tookAgain(): void {
+    if (!this.takeFailures) return;
+    this.options.logger.info({ failures: this.takeFailures.count }, 'due webhook events taken again');
+    this.takeFailures = undefined;
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { SentOnce } from '../db/sent-once.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { isSerializationFailure, isStatementTimeout } from '../db/sqlstate.js';
-import { badRequest, conflict, refuse, unavailable, type HttpError } from '../core/errors.js';
+import { badRequest, conflict, refuse, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
@@ -199,7 +199,7 @@ export class ReportWriter {
       // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
       failsWaiting: (err) => isDatabaseUnavailable(err) && !isStatementTimeout(err),
       waitMillis,
-      tooLong: () => unavailable('database unavailable'),
+      tooLong: () => refuse.databaseUnavailable(),
     });
   }
 

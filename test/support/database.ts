@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
 import { isAlive, startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
 
@@ -69,6 +70,42 @@ export async function startOwnDatabase(): Promise<OwnDatabase> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A database of a test's own in a running cluster, migrated. */
+export interface ClusterDatabase {
+  readonly url: string;
+  readonly name: string;
+  /** Runs one statement on the cluster's own database (ALTER DATABASE needs a session elsewhere). */
+  admin(sql: string): Promise<void>;
+  /** Ends its sessions and drops it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh database in the cluster at clusterUrl, migrated: for a setting of its own (ALTER DATABASE … SET)
+ * that the shared test database must not get, without the seconds a cluster of its own takes to start.
+ */
+export async function createClusterDatabase(clusterUrl: string, label: string): Promise<ClusterDatabase> {
+  const name = `intake_${label}_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: clusterUrl, connectionTimeoutMillis: 10_000 });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(clusterUrl);
+  url.pathname = `/${name}`;
+  const drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await runMigrations(url.toString()).catch(async (err: unknown) => {
+    await drop();
+    throw err;
+  });
+  return { url: url.toString(), name, admin, drop };
 }
 
 export interface TestDatabase {

@@ -181,3 +181,20 @@ export async function startStockPostgres(settings: Record<string, string> = {}):
     throw err;
   }
 }
+
+/**
+ * A hot standby of primary (pg_basebackup -R: it streams the primary's changes and refuses writes until
+ * promoted), started on a port of its own once it accepts connections to read.
+ */
+export async function startStandby(primary: StockPostgres): Promise<StockPostgres> {
+  const { root, dataDir } = await newPgDir('standby');
+  try {
+    runPgProgram('pg_basebackup', ['-d', primary.url, '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast']);
+    const server = stockServer(root, dataDir, await freePort());
+    await server.start();
+    return server;
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}

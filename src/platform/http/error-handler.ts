@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { badRequest, HttpError, notFound, refuse, unavailable } from '../../core/errors.js';
+import { badRequest, HttpError, notFound, refuse } from '../../core/errors.js';
 import type { ErrorWording } from '../../core/error-wording-types.js';
 import type { Logger } from '../observability/logger.js';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { databaseRefusal } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
 import { requestLog } from '../observability/request-log.js';
 import { NOT_JSON_TYPE } from './json-body.js';
@@ -75,7 +75,8 @@ export function toHttpError(
   };
   const fromParser = reasonFromBodyParser(e);
   if (fromParser) return fromParser;
-  if (isDatabaseUnavailable(err)) return unavailable('database unavailable');
+  const fromDatabase = databaseRefusal(err);
+  if (fromDatabase) return fromDatabase;
   if (typeof e.status === 'number' && Array.isArray(e.errors)) {
     switch (e.status) {
       case 400:
