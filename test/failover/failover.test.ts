@@ -14,7 +14,8 @@ import { hasStockPostgres } from '../support/stock-postgres.js';
 
 // Issue 40's failover: a primary and a synchronous standby of Debian's PostgreSQL, the service's two
 // processes connected through one address that moves. Under steady traffic of every kind the primary is
-// killed (kill -9 of the postmaster), the standby promoted and the address switched; then every answer
+// killed (kill -9 of the postmaster), the address moved to the standby (read-only until it is promoted)
+// and the standby promoted; then every answer
 // must have been declared, every acknowledged write must be on the new primary, both processes must
 // serve again within 5 s, caches must not serve what changed, and no event may be lost or listed twice.
 
@@ -25,9 +26,12 @@ const WAIT_MS = 5_000;
 const MARGIN_MS = 2_000;
 /** A publish waits on the database twice (its claim, its outcome) and on the receiver (its timeout) between. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
+const READS = ['read', 'feed'];
 const budget = (label: string) => (label === 'publish' ? 2 * WAIT_MS + WEBHOOK_TIMEOUT_MS : WAIT_MS) + MARGIN_MS;
-/** How long no primary answers: the old one is dead, the standby not yet promoted. */
+/** How long no server answers: the old primary is dead, the address not yet moved. */
 const NO_PRIMARY_MS = 2_000;
+/** How long the address reaches the standby before it is promoted: it answers, read-only. */
+const READ_ONLY_MS = 3_000;
 
 interface Setup {
   pair: ReplicatedPair;
@@ -146,8 +150,10 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   const killedAt = Date.now();
   await pair.primary.kill();
   await sleep(NO_PRIMARY_MS);
-  await pair.promote();
   address.switchTo(pair.standby.port);
+  const readOnlyAt = Date.now();
+  await sleep(READ_ONLY_MS);
+  await pair.promote();
   const switchedAt = Date.now();
   const recovered = await servedAgain(load, servers.length, switchedAt);
   await sleep(5_000);
@@ -164,7 +170,7 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   const events = await eventsDelivered(load, receiver, company, pair.standby.url);
   console.log(
     `      ${label}: ${load.answers.length} requests; during the switch ${JSON.stringify(byStatus(during))}; ` +
-      `longest answer ${longest} ms (${slowest.label}, ${slowest.status}); served again ${recovered.join(' and ')} ms after the switch; ` +
+      `longest answer ${longest} ms (${slowest.label}, ${slowest.status}); served again ${recovered.join(' and ')} ms after the promotion; ` +
       `writes acknowledged ${found.acknowledged}, found ${found.found}; events ${events.published}, ` +
       `delivered ${events.delivered} (${events.again} more than once), listed once ${events.listed}, ` +
       `lost ${events.published - events.delivered}`,
@@ -175,6 +181,13 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
     load.answers.filter((a) => a.status !== 503 && (a.status < 200 || a.status > 299)).map((a) => a),
   ).to.deep.equal([]);
   expect(load.answers.filter((a) => a.ms > budget(a.label))).to.deep.equal([]);
+  // While the address reaches the standby, reads are served and writes refused as read-only.
+  const readOnly = load.answers.filter((a) => a.at >= readOnlyAt + 1_000 && a.at + a.ms < switchedAt);
+  expect(readOnly.filter((a) => READS.includes(a.label) && a.status !== 200)).to.deep.equal([]);
+  expect(readOnly.filter((a) => READS.includes(a.label))).not.to.deep.equal([]);
+  expect(readOnly.filter((a) => !READS.includes(a.label)).map((a) => a.body)).to.deep.include({
+    error: 'database is read-only',
+  });
   expect(Math.max(...recovered)).to.be.at.most(5_000);
   expect(found.found).to.equal(found.acknowledged);
   expect(events.delivered).to.equal(events.published);
