@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: the service's hot paths under load (production build), side by side with the
  * straightforward implementation (scripts/bench/straightforward/, the yardstick) and a bare Express
- * answering a constant report (baseline.ts), on a fresh embedded PostgreSQL with a company of 1,000
- * reports and one of BENCH_LARGE. Each case is driven with autocannon for a fixed time; prints the
- * comparison and the targets met or missed, and writes every row as JSON.
+ * answering a constant report (baseline.ts), on a fresh PostgreSQL (lifecycle.ts: embedded, or with
+ * BENCH_POSTGRES=stock Debian's) with a company of 1,000 reports and one of BENCH_LARGE. Each case is
+ * driven with autocannon for a fixed time; prints the comparison and the targets met or missed, and
+ * writes every row as JSON.
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
  * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
@@ -14,8 +15,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { buildProduction, buildStraightforward } from '../production-build.js';
-import { formatTable, machine, peakRssMb, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
-import { startServer, treeCpuSeconds } from './lifecycle.js';
+import { formatTable, machine, peakRssMb, ROOT, runBench, serverLabel, startBenchDatabase } from './lifecycle.js';
+import { startServer, treeCpuSeconds, type BenchServer } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
 
@@ -154,7 +155,7 @@ function figures(rows: Row[], servicePeakMb: number) {
   return { bareRps, comparison, servicePeakMb, targets };
 }
 
-function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
+function print({ bareRps, comparison, servicePeakMb, targets }: Figures, server: BenchServer): void {
   const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare', 'rounds'];
   const lines = comparison.map((c) => [
     ...[c.label, c.service.toFixed(0), c.straightforward.toFixed(0), c.times.toFixed(2), c.ofBare.toFixed(2)],
@@ -163,8 +164,10 @@ function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeo
   console.log(`\n${formatTable(header, lines)}\n`);
   console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
-  console.log(`machine: ${machine()}; every row in ${path.relative(process.cwd(), OUT) || OUT}`);
+  console.log(`PostgreSQL: ${serverLabel(server)}; machine: ${machine()}`);
+  console.log(`every row in ${path.relative(process.cwd(), OUT) || OUT}`);
 }
+type Figures = ReturnType<typeof figures>;
 
 async function main(): Promise<void> {
   const database = await startBenchDatabase('intake-bench-pg-');
@@ -198,9 +201,9 @@ async function main(): Promise<void> {
   }
   rows.push(await drive(bareCase, 'bare'));
   const result = figures(rows, peakRssMb(service.pid));
-  const report = { date: new Date().toISOString(), machine: machine(), ...result, rows };
-  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
-  print(result);
+  const report = { date: new Date().toISOString(), machine: machine(), postgres: database.server, ...result };
+  await writeFile(OUT, `${JSON.stringify({ ...report, rows }, null, 2)}\n`);
+  print(result, database.server);
 }
 
 runBench(main);
