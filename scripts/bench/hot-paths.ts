@@ -4,7 +4,8 @@
  * answering a constant report (baseline.ts), on a fresh PostgreSQL (lifecycle.ts: embedded, or with
  * BENCH_POSTGRES=stock Debian's) with a company of 1,000 reports and one of BENCH_LARGE. Each case is
  * driven with autocannon for a fixed time; prints the comparison, the creates with an Idempotency-Key
- * beside those without and the targets met or missed, and writes every row as JSON.
+ * beside those without, the targets met or missed and, on the stock server, any statement compiled
+ * with JIT; writes every row as JSON.
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
  * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
@@ -15,6 +16,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { buildProduction, buildStraightforward } from '../production-build.js';
+import { jitStatements, printJitStatements, resetStatements } from './jit-statements.js';
 import { formatTable, machine, peakRssMb, ROOT, runBench, serverLabel, startBenchDatabase } from './lifecycle.js';
 import { startServer, treeCpuSeconds, type BenchServer } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
@@ -207,6 +209,8 @@ function roundOf(c: Case, turn: number): [Case, Target][] {
 async function main(): Promise<void> {
   const database = await startBenchDatabase('intake-bench-pg-');
   const { small, large } = await seed(database.url);
+  const stock = database.server.kind === 'stock';
+  if (stock) await resetStatements(database.url);
   const [smallHeaders, largeHeaders] = [{ 'x-api-key': small.key }, { 'x-api-key': large.key }];
   const service = await startServer('service', buildProduction(), database.url);
   const first = await fetch(`${service.url}/reports?limit=20`, { headers: largeHeaders });
@@ -233,9 +237,11 @@ async function main(): Promise<void> {
   }
   rows.push(await drive(bareCase, 'bare'));
   const result = figures(rows, peakRssMb(service.pid));
-  const report = { date: new Date().toISOString(), machine: machine(), postgres: database.server, ...result };
+  const jit = stock ? await jitStatements(database.url) : undefined;
+  const report = { date: new Date().toISOString(), machine: machine(), postgres: database.server, ...result, jit };
   await writeFile(OUT, `${JSON.stringify({ ...report, rows }, null, 2)}\n`);
   print(result, database.server);
+  if (jit) printJitStatements(jit);
 }
 
 runBench(main);
