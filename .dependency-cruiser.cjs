@@ -10,7 +10,8 @@
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the
  *   entry point through its index.ts; production never loads it.
  * - src/*.ts: composition (server.ts, the entry point; serving-process, app, config, cluster, error wording).
- * - scripts/: the tools and benchmarks, which use the components and local development through their index.ts.
+ * - scripts/: the tools and benchmarks, which use the components and local development through their index.ts,
+ *   and of the tests only the servers both start (test/support/https-receiver.ts, stock-postgres.ts).
  */
 const COMPONENTS = '(reports|integrations|companies)';
 
@@ -80,6 +81,15 @@ module.exports = {
         'or over HTTP and SQL: never its internals, which may change under them.',
       from: { path: '^scripts/' },
       to: { path: `^src/${COMPONENTS}/`, pathNot: `^src/${COMPONENTS}/index\\.ts$` },
+    },
+    {
+      name: 'scripts-use-of-the-tests-only-their-servers',
+      severity: 'error',
+      comment:
+        "The benchmarks start the servers the tests start (the HTTPS receiver, Debian's PostgreSQL for " +
+        'BENCH_POSTGRES=stock) from test/support; nothing else of test/, whose harness reaches into the components.',
+      from: { path: '^scripts/' },
+      to: { path: '^test/', pathNot: '^test/support/(https-receiver|stock-postgres)\\.ts$' },
     },
     {
       name: 'local-development-only-from-the-composition',

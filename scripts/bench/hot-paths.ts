@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: the service's hot paths under load (production build), side by side with the
  * straightforward implementation (scripts/bench/straightforward/, the yardstick) and a bare Express
- * answering a constant report (baseline.ts), on a fresh embedded PostgreSQL with a company of 1,000
- * reports and one of BENCH_LARGE. Each case is driven with autocannon for a fixed time; prints the
- * comparison and the targets met or missed, and writes every row as JSON.
+ * answering a constant report (baseline.ts), on a fresh PostgreSQL (lifecycle.ts: embedded, or with
+ * BENCH_POSTGRES=stock Debian's) with a company of 1,000 reports and one of BENCH_LARGE. Each case is
+ * driven with autocannon for a fixed time; prints the comparison, the creates with an Idempotency-Key
+ * beside those without, the targets met or missed and, on the stock server, any statement compiled
+ * with JIT; writes every row as JSON.
  * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
  * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
  * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
@@ -14,8 +16,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { buildProduction, buildStraightforward } from '../production-build.js';
-import { formatTable, machine, peakRssMb, ROOT, runBench, startBenchDatabase } from './lifecycle.js';
-import { startServer, treeCpuSeconds } from './lifecycle.js';
+import { jitStatements, printJitStatements, resetStatements } from './jit-statements.js';
+import { formatTable, machine, peakRssMb, ROOT, runBench, serverLabel, startBenchDatabase } from './lifecycle.js';
+import { startServer, treeCpuSeconds, type BenchServer } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
 
@@ -28,11 +31,13 @@ const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
 const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 1);
 
+const [CREATE, KEYED] = ['POST /reports/new (create)', 'POST /reports/new (create, Idempotency-Key)'];
+
 /** The compared operations, each to reach TIMES_STRAIGHTFORWARD × the yardstick and, for some, a share of bare Express. */
 const COMPARED = [
   { label: 'get', case: 'GET /reports/{id}', bareGoal: 0.4 },
   { label: 'list', case: 'GET /reports?limit=20 (1M)', bareGoal: 0.3 },
-  { label: 'create', case: 'POST /reports/new (create)', bareGoal: 0.3 },
+  { label: 'create', case: CREATE, bareGoal: 0.3 },
   { label: 'update', case: 'POST /reports/new (update)' },
   { label: 'burst', case: 'POST /reports/new (one-report burst)' },
 ];
@@ -42,8 +47,11 @@ const RSS_BUDGET_MB = 150;
 type Target = 'bare' | 'service' | 'straightforward';
 type Headers = Record<string, string>;
 
-/** A case; `compared`: also driven against the straightforward implementation, right before or after the service. */
-type Case = { name: string; requests: autocannon.Request[]; headers?: Headers; compared?: boolean };
+/**
+ * A case; `compared`: also driven against the straightforward implementation, right before or after the
+ * service; `keyed`: the same requests with an Idempotency-Key, driven against the service in the same rounds.
+ */
+type Case = { name: string; requests: autocannon.Request[]; headers?: Headers; compared?: boolean; keyed?: Case };
 
 let counter = 0;
 
@@ -76,14 +84,16 @@ function buildCases(small: Headers, large: Headers, inspectorEmail: string, ids:
     get('GET /reports?limit=20 (1k)', small, '/reports?limit=20'),
     get('GET /reports?limit=20 (1M)', large, '/reports?limit=20', true),
     get('GET /reports page 2 (1M)', large, nextPath),
-    postCase('POST /reports/new (create)', json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
+    {
+      ...postCase(CREATE, json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
+      // A retry-safe partner's creates, each with a key of its own (the yardstick has no keys).
+      keyed: postCase(KEYED, json, () => {
+        const restId = `bench-idem-${process.pid}-${++counter}`;
+        return [report(restId), { 'idempotency-key': restId }];
+      }),
+    },
     // Existing restIds, spread so that concurrent updates rarely wait on the same row lock.
     postCase('POST /reports/new (update)', json, () => [report(`seed-${1 + ((++counter * 7919) % LARGE)}`)]),
-    // A retry-safe partner's creates, each with an Idempotency-Key of its own (the yardstick ignores it).
-    postCase('POST /reports/new (create, Idempotency-Key)', json, () => {
-      const restId = `bench-idem-${process.pid}-${++counter}`;
-      return [report(restId), { 'idempotency-key': restId }];
-    }),
     // A partner's sync sending every edit of one inspection from parallel workers: one report, many edits.
     postCase('POST /reports/new (one-report burst)', json, () => [
       { ...report(`bench-burst-${process.pid}`), notes: `Edit ${++counter} of the inspection.` },
@@ -129,9 +139,17 @@ type Row = Awaited<ReturnType<typeof run>>;
 /** The middle value (of an even count, the upper of the two in the middle). */
 const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1]!;
 
+const [rps, p99] = [(r: Row) => r.requestsPerSec, (r: Row) => r.p99Ms];
+
+/** The service's creates with a key beside those without, round by round (each round ran both). */
+function keyedFigures(unkeyed: Row[], keyed: Row[]) {
+  if (keyed.length === 0 || keyed.length !== unkeyed.length) return undefined;
+  const rounds = keyed.map((k, i) => k.requestsPerSec / unkeyed[i]!.requestsPerSec);
+  return { service: median(keyed.map(rps)), p99Ms: median(keyed.map(p99)), rounds, times: median(rounds) };
+}
+
 function figures(rows: Row[], servicePeakMb: number) {
   const rowsOf = (target: Target, name: string) => rows.filter((r) => r.target === target && r.case === name);
-  const rps = (r: Row) => r.requestsPerSec;
   const bare = rows.filter((r) => r.target === 'bare');
   const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
   const comparison = COMPARED.flatMap((c) => {
@@ -139,9 +157,11 @@ function figures(rows: Row[], servicePeakMb: number) {
     if (service.length === 0 || service.length !== plain.length) return [];
     // Each round's pair ran back to back: the median of the pairs' times, not the times of the medians.
     const rounds = service.map((s, i) => s / plain[i]!);
+    const p99Ms = median(rowsOf('service', c.case).map(p99));
     const [times, ofBare] = [median(rounds), median(service) / bareRps];
-    return [{ ...c, service: median(service), straightforward: median(plain), rounds, times, ofBare }];
+    return [{ ...c, service: median(service), p99Ms, straightforward: median(plain), rounds, times, ofBare }];
   });
+  const keyed = keyedFigures(rowsOf('service', CREATE), rowsOf('service', KEYED));
   const targets: Record<string, boolean> = {};
   for (const c of comparison) {
     targets[`${c.label} >= ${TIMES_STRAIGHTFORWARD} x straightforward`] = c.times >= TIMES_STRAIGHTFORWARD;
@@ -151,24 +171,46 @@ function figures(rows: Row[], servicePeakMb: number) {
   if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
   targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
   targets['zero errors'] = rows.every((r) => r.errors === 0);
-  return { bareRps, comparison, servicePeakMb, targets };
+  return { bareRps, comparison, keyed, servicePeakMb, targets };
 }
 
-function print({ bareRps, comparison, servicePeakMb, targets }: ReturnType<typeof figures>): void {
-  const header = ['operation', 'service req/s', 'straightforward req/s', 'x straightforward', 'of bare', 'rounds'];
+const roundsOf = (times: number[]) => times.map((t) => t.toFixed(2)).join(' ');
+
+function print({ bareRps, comparison, keyed, servicePeakMb, targets }: Figures, server: BenchServer): void {
+  const header = ['operation', 'service req/s', 'p99 ms', 'straightforward req/s', 'x straightforward', 'of bare'];
   const lines = comparison.map((c) => [
-    ...[c.label, c.service.toFixed(0), c.straightforward.toFixed(0), c.times.toFixed(2), c.ofBare.toFixed(2)],
-    c.rounds.map((t) => t.toFixed(2)).join(' '),
+    ...[c.label, c.service.toFixed(0), String(c.p99Ms), c.straightforward.toFixed(0), c.times.toFixed(2)],
+    ...[c.ofBare.toFixed(2), roundsOf(c.rounds)],
   ]);
-  console.log(`\n${formatTable(header, lines)}\n`);
+  console.log(`\n${formatTable([...header, 'rounds'], lines)}\n`);
+  if (keyed) {
+    const [service, times] = [keyed.service.toFixed(0), keyed.times.toFixed(2)];
+    console.log(`create with Idempotency-Key: service ${service} req/s, p99 ${keyed.p99Ms} ms, ${times} x unkeyed`);
+    console.log(`  (rounds ${roundsOf(keyed.rounds)}; the yardstick has no keys)`);
+  }
   console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
   for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
-  console.log(`machine: ${machine()}; every row in ${path.relative(process.cwd(), OUT) || OUT}`);
+  console.log(`PostgreSQL: ${serverLabel(server)}; machine: ${machine()}`);
+  console.log(`every row in ${path.relative(process.cwd(), OUT) || OUT}`);
+}
+type Figures = ReturnType<typeof figures>;
+
+/**
+ * One round of a case: the service, the yardstick when compared, the keyed requests on the service,
+ * starting at `turn`, so that in successive rounds none always meets the warmer machine.
+ */
+function roundOf(c: Case, turn: number): [Case, Target][] {
+  const runs: [Case, Target][] = [[c, 'service']];
+  if (c.compared) runs.push([c, 'straightforward']);
+  if (c.keyed) runs.push([c.keyed, 'service']);
+  return [...runs.slice(turn % runs.length), ...runs.slice(0, turn % runs.length)];
 }
 
 async function main(): Promise<void> {
   const database = await startBenchDatabase('intake-bench-pg-');
   const { small, large } = await seed(database.url);
+  const stock = database.server.kind === 'stock';
+  if (stock) await resetStatements(database.url);
   const [smallHeaders, largeHeaders] = [{ 'x-api-key': small.key }, { 'x-api-key': large.key }];
   const service = await startServer('service', buildProduction(), database.url);
   const first = await fetch(`${service.url}/reports?limit=20`, { headers: largeHeaders });
@@ -187,20 +229,19 @@ async function main(): Promise<void> {
 
   const bareCase: Case = { name: 'constant report', requests: [{ method: 'GET', path: '/report' }] };
   const rows = [await drive(bareCase, 'bare')];
-  const pair: Target[] = ['service', 'straightforward'];
-  let compared = 0;
+  let turn = 0;
   for (const c of cases.filter((c) => !ONLY || ONLY.some((o) => c.name.includes(o)))) {
-    // Compared cases alternate which implementation goes first, so that neither always meets the warmer machine.
     for (let round = 0; round < (c.compared ? ROUNDS : 1); round++) {
-      const order = !c.compared ? pair.slice(0, 1) : compared++ % 2 === 0 ? pair : pair.toReversed();
-      for (const target of order) rows.push(await drive(c, target));
+      for (const [driven, target] of roundOf(c, c.compared ? turn++ : 0)) rows.push(await drive(driven, target));
     }
   }
   rows.push(await drive(bareCase, 'bare'));
   const result = figures(rows, peakRssMb(service.pid));
-  const report = { date: new Date().toISOString(), machine: machine(), ...result, rows };
-  await writeFile(OUT, `${JSON.stringify(report, null, 2)}\n`);
-  print(result);
+  const jit = stock ? await jitStatements(database.url) : undefined;
+  const report = { date: new Date().toISOString(), machine: machine(), postgres: database.server, ...result, jit };
+  await writeFile(OUT, `${JSON.stringify({ ...report, rows }, null, 2)}\n`);
+  print(result, database.server);
+  if (jit) printJitStatements(jit);
 }
 
 runBench(main);

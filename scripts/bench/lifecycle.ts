@@ -1,6 +1,7 @@
 /**
- * What the benchmarks share: a fresh embedded PostgreSQL, child processes started from the project root
- * and stopped (by pid) on exit, error and Ctrl-C, what a process uses (RSS and CPU from /proc), tables.
+ * What the benchmarks share: a fresh PostgreSQL (embedded, or with BENCH_POSTGRES=stock Debian's in a
+ * new cluster with initdb's defaults), child processes started from the project root and stopped (by
+ * pid) on exit, error and Ctrl-C, what a process uses (RSS and CPU from /proc), tables.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,8 +12,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
 import { freePort, startEmbeddedPostgres } from '../../src/local/index.js';
+import { startStockPostgres } from '../../test/support/stock-postgres.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -44,19 +47,63 @@ export function runBench(main: () => Promise<void>): void {
     });
 }
 
+/** Which PostgreSQL the benchmarks run on: BENCH_POSTGRES=stock or embedded (the default). */
+function benchPostgres(): 'embedded' | 'stock' {
+  const kind = process.env.BENCH_POSTGRES ?? 'embedded';
+  if (kind === 'embedded' || kind === 'stock') return kind;
+  throw new Error(`BENCH_POSTGRES must be embedded or stock, not ${kind}`);
+}
+
+/** The server the benchmark runs on, as it reports itself: its kind, version, fsync and whether it compiles with JIT. */
+export type BenchServer = { kind: 'embedded' | 'stock'; version: string; fsync: string; jit: boolean };
+
+async function describeServer(kind: BenchServer['kind'], url: string): Promise<BenchServer> {
+  const db = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
+  await db.connect();
+  try {
+    const { rows } = await db.query<Omit<BenchServer, 'kind'>>(
+      `SELECT current_setting('server_version') AS version, current_setting('fsync') AS fsync,
+              pg_jit_available() AS jit`,
+    );
+    return { kind, ...rows[0]! };
+  } finally {
+    await db.end();
+  }
+}
+
+export const serverLabel = ({ kind, version, fsync, jit }: BenchServer) =>
+  `${kind} PostgreSQL ${version.split(' ')[0]} (fsync ${fsync}, JIT ${jit ? 'on' : 'off'})`;
+
+/** The embedded PostgreSQL in dir, and its postmaster's pid. */
+async function startEmbedded(dir: string) {
+  const database = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  onCleanUp(() => database.stop());
+  const postmaster = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return { url: database.url, postmaster };
+}
+
+/** Debian's PostgreSQL in a fresh cluster of its own (pg_stat_statements preloaded), and its postmaster's pid. */
+async function startStock() {
+  const server = await startStockPostgres();
+  onCleanUp(() => server.remove());
+  return { url: server.url, postmaster: server.pid()! };
+}
+
 /**
- * A fresh, migrated PostgreSQL in a new temporary directory, removed at clean-up, and the pid of its
- * postmaster. The directory is opened to other users: the cluster runs as OS user "postgres" under root.
+ * A fresh, migrated PostgreSQL (BENCH_POSTGRES), the pid of its postmaster, what it is, and a new
+ * temporary directory for the benchmark's files, removed at clean-up. The directory is opened to other
+ * users: the embedded cluster in it runs as OS user "postgres" under root.
  */
 export async function startBenchDatabase(prefix: string) {
+  const kind = benchPostgres();
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   onCleanUp(async () => rmSync(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
-  const database = await startEmbeddedPostgres(path.join(dir, 'pg'));
-  onCleanUp(() => database.stop());
-  await runMigrations(database.url);
-  const postmaster = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return { url: database.url, dir, postmaster };
+  const { url, postmaster } = kind === 'stock' ? await startStock() : await startEmbedded(dir);
+  await runMigrations(url);
+  const server = await describeServer(kind, url);
+  console.log(`PostgreSQL: ${serverLabel(server)}`);
+  return { url, dir, postmaster, server };
 }
 
 /** Node with args from the project root, childEnv added to this environment, its stderr shown prefixed with name. */
