@@ -108,10 +108,11 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
 const isKeyTaken = isSerializationFailure;
 
 /**
- * Runs a batch; when its statement fails for anything but the database being unreachable (one write
- * the database refuses, a deadlock with another process, a statement timeout: one write waiting on a
- * row lock holds the whole statement; an Idempotency-Key stored meanwhile by another process, even for
- * a batch of one), each write runs again alone, once, so that one write's fault is never another's.
+ * Runs a batch; when its statement fails for anything but the database being unreachable or read-only
+ * (one write the database refuses, a deadlock with another process, a statement timeout: one write
+ * waiting on a row lock holds the whole statement; an Idempotency-Key stored meanwhile by another
+ * process, even for a batch of one), each write runs again alone, once, so that one write's fault is
+ * never another's.
  */
 async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   try {
@@ -166,8 +167,8 @@ async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettled
  * taking turns. Writes of one company's restId keep their order: those waiting together leave in one
  * batch, applied one after the other in one write of the report (write-statement.ts). A write waits for
  * its turn no longer than a request waits for a connection (then 503, nothing written), and not at all
- * once a batch found the database unreachable: the writes waiting fail with it, as each would after a
- * wait of its own.
+ * once a batch found the database unreachable or read-only: the writes waiting fail with it, as each
+ * would after a wait of its own.
  */
 export class ReportWriter {
   private readonly batcher: Batcher<Write, Outcome>;

@@ -6,6 +6,7 @@ import { createClusterDatabase, type ClusterDatabase } from '../support/database
 import { api, databaseUrl, testLimits, TEST_RETRY_POLICY } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { captureLogs } from '../support/logs.js';
+import { until } from '../support/wait.js';
 import {
   appOn,
   expectConsoleOnReadOnly,
@@ -102,6 +103,9 @@ describe('a read-only database (default_transaction_read_only)', function () {
       maxInFlightPerCompany: 4,
     });
     worker.start();
+    const failed = () => logs.entries().length > 0;
+    await until(failed, 'failing to take the due events');
+    // Twenty polls' time: one line for them all.
     await sleep(1_000);
     await worker.stop(1_000);
     expect(logs.entries().map((e) => e.msg)).to.deep.equal(['due webhook events not taken']);

@@ -28,8 +28,8 @@ export interface OwnApp {
 }
 
 export function appOn(url: string, overrides: Partial<AppDeps> = {}): OwnApp {
-  const db = createPool({ connectionString: url, max: 10, connectionTimeoutMillis: 2_000 });
-  const apiKeys = new ApiKeyCache({ db, connectionString: url, waitMillis: 2_000 });
+  const db = createPool({ connectionString: url, max: 10 });
+  const apiKeys = new ApiKeyCache({ db, connectionString: url });
   const app = createApp(appDeps(db, { apiKeys, ...overrides }));
   const close = async () => {
     await apiKeys.close();
