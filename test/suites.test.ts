@@ -18,6 +18,7 @@ const slow = config('test/mocharc.slow.json');
 const pgbouncer = config('test/pgbouncer/mocharc.json');
 const bench = config('test/bench/mocharc.json');
 const browser = config('test/console/browser/mocharc.json');
+const stock = config('test/stock/mocharc.json');
 
 const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
   .filter((name) => name.endsWith('.test.ts'))
@@ -25,10 +26,12 @@ const testFiles = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as 
   .sort();
 
 /**
- * npm test runs test/mocharc.main.json (every test file but the slow ones, the benchmark's and PgBouncer's),
- * npm run test:slow the slow ones — named *.slow.test.ts, found by a glob, so no list is kept —, test:bench
- * and test:pgbouncer their folders (.ci/run calls all four); npm run test:unit those that need no PostgreSQL
- * (npm test runs them too), listed by hand: a unit test that reaches for the database fails here.
+ * npm test runs test/mocharc.main.json (every test file but the slow ones, the benchmark's, PgBouncer's and
+ * the stock check's), npm run test:slow the slow ones — named *.slow.test.ts, found by a glob, so no list is
+ * kept —, test:bench and test:pgbouncer their folders; test:stock runs the main, slow and PgBouncer suites
+ * again on Debian's PostgreSQL, then test/stock's check (.ci/run calls them all); npm run test:unit those
+ * that need no PostgreSQL (npm test runs them too), listed by hand: a unit test that reaches for the
+ * database fails here.
  */
 describe('test suites (the mocha configurations)', () => {
   it('leaves out of npm test only the slow files, which npm run test:slow runs, and the folders run apart', () => {
@@ -37,10 +40,12 @@ describe('test suites (the mocha configurations)', () => {
     expect(pgbouncer.spec).to.deep.equal(['test/pgbouncer/**/*.test.ts']);
     expect(bench.spec).to.deep.equal(['test/bench/**/*.test.ts']);
     expect(browser.spec).to.deep.equal(['test/console/browser/**/*.browser.test.ts']);
+    expect(stock.spec).to.deep.equal(['test/stock/**/*.test.ts']);
     expect(main.ignore).to.deep.equal([
       'test/pgbouncer/**',
       'test/failover/**',
       'test/bench/**',
+      'test/stock/**',
       'test/**/*.slow.test.ts',
       'test/**/*.browser.test.ts',
     ]);
@@ -53,6 +58,7 @@ describe('test suites (the mocha configurations)', () => {
       'npm run test:browser',
       'npm run test:pgbouncer',
       'npm run test:failover',
+      'npm run test:stock',
     ];
     for (const run of runs) {
       expect(ci, `.ci/run: ${run}`).to.include(run);
@@ -82,6 +88,7 @@ describe('test suites (the mocha configurations)', () => {
         'pgbouncer',
         'platform',
         'reports',
+        'stock',
       ].sort(),
     );
   });

@@ -5,20 +5,36 @@ import path from 'node:path';
 import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
 import { isAlive, startEmbeddedPostgres, stopLeftoverPostgres, type EmbeddedDatabase } from '../../src/local/index.js';
+import { startStockPostgres, type StockPostgres } from './stock-postgres.js';
 
 const PREFIX = 'intake-test-pg-';
+/** Where startStockPostgres puts its clusters; only those a test run marked with owner.pid are its own. */
+const STOCK_PREFIX = 'intake-stock-pg-';
+
+/** TEST_POSTGRES=stock: the tests' databases are Debian's PostgreSQL (npm run test:stock), not embedded ones. */
+export const stockRequested = (): boolean => process.env.TEST_POSTGRES === 'stock';
 
 /** Clusters of test runs that were killed before they could stop them: stop them and delete their files. */
-async function removeAbandonedClusters(): Promise<void> {
+export async function removeAbandonedClusters(): Promise<void> {
   for (const name of await readdir(os.tmpdir())) {
-    if (!name.startsWith(PREFIX)) continue;
+    const stock = name.startsWith(STOCK_PREFIX);
+    if (!name.startsWith(PREFIX) && !stock) continue;
     const dir = path.join(os.tmpdir(), name);
     const ownerFile = path.join(dir, 'owner.pid');
+    // A stock cluster without an owner is another tool's (a standby's, say), or is still being made.
+    if (stock && !existsSync(ownerFile)) continue;
     const owner = existsSync(ownerFile) ? Number(await readFile(ownerFile, 'utf8')) : 0;
     if (owner > 0 && isAlive(owner)) continue;
-    await stopLeftoverPostgres(path.join(dir, 'pg')).catch(() => undefined);
+    await stopLeftoverPostgres(path.join(dir, stock ? 'data' : 'pg')).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A fresh stock cluster owned by this process: a later run removes it if this one is killed first. */
+export async function startOwnedStockPostgres(settings: Record<string, string> = {}): Promise<StockPostgres> {
+  const server = await startStockPostgres(settings);
+  await writeFile(path.join(path.dirname(server.dataDir), 'owner.pid'), String(process.pid));
+  return server;
 }
 
 /**
@@ -46,8 +62,12 @@ export interface OwnDatabase {
   remove(): Promise<void>;
 }
 
-/** A fresh embedded cluster (not migrated), never the shared test database: for tests that stop their database. */
+/**
+ * A fresh cluster (not migrated), never the shared test database: for tests that stop their database.
+ * Embedded, or Debian's PostgreSQL when TEST_POSTGRES=stock.
+ */
 export async function startOwnDatabase(): Promise<OwnDatabase> {
+  if (stockRequested()) return ownStockDatabase(await startOwnedStockPostgres());
   const dir = await newClusterDir();
   const dataDir = path.join(dir, 'pg');
   let embedded: EmbeddedDatabase;
@@ -108,6 +128,17 @@ export async function createClusterDatabase(clusterUrl: string, label: string): 
   return { url: url.toString(), name, admin, drop };
 }
 
+/** A stock server as an own database: stopped by its pid, started again on the same port and data. */
+function ownStockDatabase(server: StockPostgres): OwnDatabase {
+  return {
+    url: server.url,
+    dataDir: server.dataDir,
+    stop: () => server.stop(),
+    restart: () => server.start(),
+    remove: () => server.remove(),
+  };
+}
+
 export interface TestDatabase {
   url: string;
   stop(): Promise<void>;
@@ -115,7 +146,8 @@ export interface TestDatabase {
 
 /**
  * The PostgreSQL the tests run against: the server in DATABASE_URL when given, otherwise a fresh
- * embedded cluster in a temporary directory, removed when the run ends (also on SIGINT/SIGTERM).
+ * cluster (embedded, or stock when TEST_POSTGRES=stock) in a temporary directory, removed when the run
+ * ends (also on SIGINT/SIGTERM).
  */
 export async function startTestDatabase(): Promise<TestDatabase> {
   const given = process.env.DATABASE_URL;
@@ -124,6 +156,18 @@ export async function startTestDatabase(): Promise<TestDatabase> {
     return { url: given, stop: async () => undefined };
   }
   await removeAbandonedClusters();
+  const started = stockRequested() ? await startOwnedStockPostgres() : await startEmbeddedCluster();
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= started.remove());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stop().finally(() => process.exit(130)));
+  }
+  await runMigrations(started.url);
+  return { url: started.url, stop };
+}
+
+/** A fresh embedded cluster in a directory of its own; remove() stops it and deletes the directory. */
+async function startEmbeddedCluster(): Promise<{ url: string; remove(): Promise<void> }> {
   const dir = await newClusterDir();
   let embedded: EmbeddedDatabase;
   try {
@@ -132,11 +176,5 @@ export async function startTestDatabase(): Promise<TestDatabase> {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= embedded.stop().finally(() => rm(dir, { recursive: true, force: true })));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void stop().finally(() => process.exit(130)));
-  }
-  await runMigrations(embedded.url);
-  return { url: embedded.url, stop };
+  return { url: embedded.url, remove: () => embedded.stop().finally(() => rm(dir, { recursive: true, force: true })) };
 }
