@@ -152,14 +152,16 @@ export async function cancelPendingEvents(db: Queryable, companyId: string): Pro
 }
 
 /**
- * Forgets events older than `retentionMs`, a bounded number at a time, but never a company's last event
- * in the feed: it is the cursor a caught-up poller holds, however long the company publishes nothing.
+ * Forgets events older than `retentionMs`, a bounded number at a time, but never a `pending` one (still to
+ * be attempted) nor a company's last event in the feed: it is the cursor a caught-up poller holds, however
+ * long the company publishes nothing.
  */
 export async function sweepOldEvents(db: Queryable, retentionMs: number, limit = 10_000): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM webhook_events WHERE ctid IN (
        SELECT o.ctid FROM webhook_events o
         WHERE o.created_at < clock_timestamp() - $1 * interval '1 millisecond'
+          AND o.status <> 'pending'
           AND EXISTS (SELECT FROM webhook_events n
                        WHERE n.company_id = o.company_id AND (n.feed_xid, n.feed_seq) > (o.feed_xid, o.feed_seq))
         LIMIT $2)`,

@@ -56,4 +56,20 @@ describe('the events feed: where a poller resumes', () => {
     const [next] = await publishedEvents(company, 1);
     expect(await feedAfter(company.key, ids[1], 1)).to.deep.equal([next]);
   });
+
+  it('never forgets an event still to be attempted, however old', async () => {
+    const company = await newCompany();
+    const ids = await publishedEvents(company, 3);
+    await backdate(company.companyId, ids);
+    // The first is pending: its next attempt is tomorrow, so no worker of a parallel test takes it.
+    await pool().query(
+      "UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp() + interval '1 day' WHERE company_id = $1 AND id = $2",
+      [company.companyId, ids[0]],
+    );
+    await sweepOldEvents(pool(), RETENTION_MS);
+    const kept = await api().get(`/events/${ids[0]}`).set('X-API-KEY', company.key).expect(200);
+    expect(kept.body.delivery.status).to.equal('pending');
+    await api().get(`/events/${ids[1]}`).set('X-API-KEY', company.key).expect(404);
+    await api().get(`/events/${ids[2]}`).set('X-API-KEY', company.key).expect(200);
+  });
 });
