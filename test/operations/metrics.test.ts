@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
@@ -70,11 +71,16 @@ describe('GET /metrics', () => {
   });
 
   it("reports the database pool's connections in use, idle, and requests waiting", async () => {
-    const db = createPool({ connectionString: databaseUrl(), max: 1 });
+    // The queued query waits for the one connection as long as the test may take, not the default 5 s.
+    const db = createPool({ connectionString: databaseUrl(), max: 1, connectionTimeoutMillis: 25_000 });
+    let held: pg.PoolClient | undefined;
     try {
       // The rate limiter's background sync on the shared pool: only this test's queries use db's one connection.
       const target = createApp(appDeps(db, { limits: testLimits(pool()) }));
-      const held = await db.connect();
+      // A first scrape builds the app's validators (seconds on a loaded machine) before the connection is held.
+      await scrape(target);
+      const client = await db.connect();
+      held = client;
       const queued = db.query('SELECT 1');
       let text = await scrape(target);
       expect([
@@ -82,7 +88,8 @@ describe('GET /metrics', () => {
         sample(text, 'db_pool_connections_idle'),
         sample(text, 'db_pool_waiting_requests'),
       ]).to.deep.equal([1, 0, 1]);
-      held.release();
+      client.release();
+      held = undefined;
       await queued;
       text = await scrape(target);
       expect([
@@ -91,6 +98,7 @@ describe('GET /metrics', () => {
         sample(text, 'db_pool_waiting_requests'),
       ]).to.deep.equal([0, 1, 0]);
     } finally {
+      held?.release();
       await db.end();
     }
   });
