@@ -22,8 +22,6 @@ export interface DeliveryWorkerOptions {
 
 /** Beyond the delivery's own limit and the wait for connections: the recording's statements. */
 const LEASE_MARGIN_MS = 5_000;
-/** After a take failed (the database away or read-only), the next comes no sooner than this. */
-const FAILED_TAKE_RETRY_MS = 5_000;
 /** While takes keep failing, a line says so at most this often: not one per poll. */
 const FAILING_TAKES_LOG_MS = 60_000;
 
@@ -114,7 +112,6 @@ export class DeliveryWorker {
         for (const event of due) this.attempt(event);
       } catch (err) {
         this.tookNone(err);
-        return this.schedule(Math.max(this.options.pollMs, FAILED_TAKE_RETRY_MS));
       }
     }
     // A full batch says more are due: look again at once, when places free up.
