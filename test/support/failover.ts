@@ -3,15 +3,7 @@
 // virtual IP does.
 import net from 'node:net';
 import pg from 'pg';
-import { freePort } from '../../src/local/index.js';
-import {
-  newPgDir,
-  runPgProgram,
-  startStockPostgres,
-  stockServer,
-  urlOf,
-  type StockPostgres,
-} from './stock-postgres.js';
+import { startStandby, startStockPostgres, urlOf, type StockPostgres } from './stock-postgres.js';
 
 const STANDBY_NAME = 'standby1';
 
@@ -33,28 +25,16 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     synchronous_standby_names: `'${STANDBY_NAME}'`,
     synchronous_commit: 'on',
   });
-  const { root, dataDir } = await newPgDir('standby');
   let standby: StockPostgres | undefined;
   try {
-    runPgProgram('pg_basebackup', [
-      '-D',
-      dataDir,
-      '-d',
-      `${primary.url}?application_name=${STANDBY_NAME}`,
-      '-R',
-      '-X',
-      'stream',
-      '--checkpoint=fast',
-    ]);
-    standby = stockServer(root, dataDir, await freePort());
-    await standby.start();
+    standby = await startStandby(primary, STANDBY_NAME);
     await waitStreaming(primary);
   } catch (err) {
     await standby?.remove();
     await primary.remove();
     throw err;
   }
-  const promoted = standby;
+  const promoted: StockPostgres = standby;
   return {
     primary,
     standby: promoted,

@@ -186,10 +186,12 @@ export async function startStockPostgres(settings: Record<string, string> = {}):
  * A hot standby of primary (pg_basebackup -R: it streams the primary's changes and refuses writes until
  * promoted), started on a port of its own once it accepts connections to read.
  */
-export async function startStandby(primary: StockPostgres): Promise<StockPostgres> {
+export async function startStandby(primary: StockPostgres, applicationName?: string): Promise<StockPostgres> {
   const { root, dataDir } = await newPgDir('standby');
+  // The name the standby streams under: the one a primary's synchronous_standby_names lists.
+  const source = applicationName ? `${primary.url}?application_name=${applicationName}` : primary.url;
   try {
-    runPgProgram('pg_basebackup', ['-d', primary.url, '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast']);
+    runPgProgram('pg_basebackup', ['-d', source, '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast']);
     const server = stockServer(root, dataDir, await freePort());
     await server.start();
     return server;
