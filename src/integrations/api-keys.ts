@@ -2,7 +2,7 @@ import type { KeyPrincipal } from '../core/request-context.js';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../core/sha256.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
-import { cancelPendingEvents } from './events.js';
+import { cancelRevokedEvents } from './event-batches.js';
 import { isUuid } from '../core/ids.js';
 import type { ApiKeySummary, CreatedKey } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
@@ -166,6 +166,10 @@ export async function revokeIntegration(pool: Pool, companyId: string): Promise<
     // The sandbox's integration too: its keys and its webhook address go with the company's.
     if (sandbox) await revokeIn(db, sandbox);
   });
+  // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
+  // revocation has committed, so that no number of them can roll it back.
+  await cancelRevokedEvents(pool, companyId);
+  if (sandbox) await cancelRevokedEvents(pool, sandbox);
 }
 
 async function revokeIn(db: Queryable, companyId: string): Promise<void> {
@@ -178,6 +182,4 @@ async function revokeIn(db: Queryable, companyId: string): Promise<void> {
   // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
   if (rows[0])
     await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
-  // Nothing of a revoked integration is sent again: its pending events are cancelled.
-  await cancelPendingEvents(db, companyId);
 }

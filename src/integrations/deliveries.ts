@@ -10,6 +10,8 @@ export interface AttemptTarget {
   reportId: string | null;
   webhookId: string;
   url: string;
+  /** A background attempt's lease on its event, renewed for `ms` as the attempt starts. */
+  lease?: { token: string; ms: number };
 }
 
 /**
@@ -19,17 +21,43 @@ export interface AttemptTarget {
 export const OUTCOME_NOT_RECORDED =
   'no outcome recorded: the delivery is in flight, or the service lost its database before recording it';
 
-/** Writes an attempt about to be sent to the delivery log and answers its id. */
-export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
+/**
+ * Writes an attempt about to be sent to the delivery log and answers its id. With a lease, only while the
+ * lease still holds the event, renewing it from now: the request then ends (its time limit) before the lease
+ * can, so no other process sends the same webhook-id meanwhile. Undefined when the lease is lost.
+ */
+export async function startLeasedAttempt(
+  db: Queryable,
+  companyId: string,
+  target: AttemptTarget,
+): Promise<string | undefined> {
   // The attempt's number: one more than the attempts already logged with its webhook-id.
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error, attempt)
-     VALUES ($1, $2, $3, $4, 0, $5,
-             (SELECT count(*) + 1 FROM webhook_deliveries WHERE company_id = $1 AND webhook_id = $3))
+    `WITH held AS (
+       UPDATE webhook_events SET leased_until = clock_timestamp() + $7 * interval '1 millisecond'
+        WHERE company_id = $1 AND id = $3 AND lease = $6 AND status = 'pending'
+       RETURNING 1)
+     INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error, attempt)
+     SELECT $1, $2, $3, $4, 0, $5,
+            (SELECT count(*) + 1 FROM webhook_deliveries WHERE company_id = $1 AND webhook_id = $3)
+      WHERE $6::uuid IS NULL OR EXISTS (SELECT FROM held)
      RETURNING id`,
-    [companyId, target.reportId, target.webhookId, target.url, OUTCOME_NOT_RECORDED],
+    [
+      companyId,
+      target.reportId,
+      target.webhookId,
+      target.url,
+      OUTCOME_NOT_RECORDED,
+      target.lease?.token ?? null,
+      target.lease?.ms ?? 0,
+    ],
   );
-  return rows[0]!.id;
+  return rows[0]?.id;
+}
+
+/** Writes an attempt about to be sent (a publish's own, a test delivery) to the delivery log; answers its id. */
+export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
+  return (await startLeasedAttempt(db, companyId, target))!;
 }
 
 /** Records what happened to an attempt started with startAttempt. */

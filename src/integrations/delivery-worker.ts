@@ -1,8 +1,9 @@
 import { withTransaction, type Pool } from '../db/pool.js';
 import type { Logger } from '../platform/observability/logger.js';
-import { completeAttempt, startAttempt } from './deliveries.js';
+import { completeAttempt, startLeasedAttempt } from './deliveries.js';
 import { settleAttempt, type RetryPolicy } from './event-outcomes.js';
 import { failEvent } from './events.js';
+import { failDisabledEvents } from './event-batches.js';
 import { eventTarget } from './settings.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { FailingAddresses } from './failing-addresses.js';
@@ -29,7 +30,10 @@ interface Due {
   companyId: string;
   id: string;
   reportId: string;
+  integrationId: string;
   payload: string;
+  /** The lease this attempt holds: only it may settle the event. */
+  lease: string;
 }
 
 /**
@@ -85,7 +89,8 @@ export class DeliveryWorker {
     if (left.length === 0) return;
     await this.options.db
       .query(
-        `UPDATE webhook_events SET leased_until = NULL
+        `UPDATE webhook_events
+            SET lease = NULL, leased_until = NULL, redelivery = redelivery OR leased_redelivery, leased_redelivery = false
           WHERE (company_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::text[])) AND status = 'pending'`,
         [left.map((e) => e.companyId), left.map((e) => e.id)],
       )
@@ -162,6 +167,9 @@ export class DeliveryWorker {
              LIMIT greatest(0, $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
                                               WHERE b.company_id = c.company_id), 0))
           ) d
+          -- A receiver's Retry-After holds back every event of its address.
+          WHERE NOT EXISTS (SELECT FROM integrations i WHERE i.company_id = c.company_id AND i.revoked_at IS NULL
+                                                        AND i.webhook_paused_until > now())
           ORDER BY d.n, d.next_attempt_at
           LIMIT $1
        ), locked AS (
@@ -170,11 +178,14 @@ export class DeliveryWorker {
          SELECT e.company_id, e.id FROM webhook_events e JOIN picked p ON p.company_id = e.company_id AND p.id = e.id
             FOR UPDATE OF e SKIP LOCKED
        )
-       UPDATE webhook_events e SET leased_until = clock_timestamp() + $5 * interval '1 millisecond'
+       UPDATE webhook_events e
+          SET lease = gen_random_uuid(), leased_until = clock_timestamp() + $5 * interval '1 millisecond',
+              leased_redelivery = e.redelivery, redelivery = false
          FROM locked p
         WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
           AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
-       RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId", e.payload`,
+       RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId",
+                 e.integration_id AS "integrationId", e.payload, e.lease`,
       [free, this.options.maxInFlightPerCompany, busy.map(([c]) => c), busy.map(([, n]) => n), this.leaseMs],
     );
     return rows;
@@ -201,29 +212,40 @@ export class DeliveryWorker {
       });
   }
 
-  /** One attempt: to the address and with the secrets in force now; the log row first, the outcome after. */
+  /**
+   * One attempt: to the address and with the secrets of the event's integration in force now; the log row
+   * first (renewing the lease as the request starts), the outcome after, settled only by this lease.
+   */
   private async deliver(event: Due): Promise<void> {
     const { db, notifier, policy } = this.options;
-    const target = await eventTarget(db, event.companyId);
+    const target = await eventTarget(db, event.companyId, event.integrationId);
     if ('refused' in target) {
-      await failEvent(db, event.companyId, event.id, `no attempt made: ${target.reason}`);
+      const [status, error] =
+        target.refused === 'revoked'
+          ? (['cancelled', target.reason] as const)
+          : (['failed', `no attempt made: ${target.reason}`] as const);
+      await failEvent(db, event.companyId, event.id, event.lease, status, error);
       return;
     }
-    const deliveryId = await startAttempt(db, event.companyId, {
+    const deliveryId = await startLeasedAttempt(db, event.companyId, {
       reportId: event.reportId,
       webhookId: event.id,
       url: target.url,
+      lease: { token: event.lease, ms: this.leaseMs },
     });
+    if (deliveryId === undefined) return;
     const attempt: DeliveryAttempt = await notifier.deliver({
       url: target.url,
       secrets: target.secrets,
       webhookId: event.id,
       payload: event.payload,
     });
-    await withTransaction(db, async (tx) => {
+    const settled = await withTransaction(db, async (tx) => {
       await completeAttempt(tx, event.companyId, deliveryId, attempt);
-      await settleAttempt(tx, event.companyId, event.id, attempt, policy);
+      return settleAttempt(tx, event.companyId, event.id, { ...attempt, lease: event.lease, generation: target.generation }, policy);
     });
     this.failing.record(event.companyId, attempt.error === '');
+    // Those left when this fails (the database gone) fail as they are taken.
+    if (settled?.disabled) await failDisabledEvents(db, event.companyId, settled.disabled).catch(() => undefined);
   }
 }

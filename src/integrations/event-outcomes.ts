@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from './notifier.js';
+import { addressWorked, disableAddress, disablingReason, pauseAddress } from './address-health.js';
 
 /**
  * What an attempt of an event does to it and to the company's address: the one place that decides,
@@ -36,117 +37,184 @@ export function nextWait(policy: RetryPolicy, step: number, attempt: Pick<Delive
   return Math.round(Math.max(planned, Math.min(attempt.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)));
 }
 
-const GONE = 'the receiver answered HTTP 410 Gone';
-
-/** Disables the company's address and fails its pending events, saying why. */
-export async function disableAddress(db: Queryable, companyId: string, reason: string): Promise<void> {
-  await db.query(
-    `UPDATE integrations SET webhook_disabled_reason = $2, webhook_failing_since = NULL
-      WHERE company_id = $1 AND revoked_at IS NULL AND webhook_disabled_reason = ''`,
-    [companyId, reason],
-  );
-  await db.query(
-    `UPDATE webhook_events
-        SET status = 'failed', next_attempt_at = NULL, leased_until = NULL, redelivery = false,
-            last_error = 'the webhook address is disabled: ' || $2
-      WHERE company_id = $1 AND status = 'pending'`,
-    [companyId, reason],
-  );
+/** The attempt being settled: the lease it holds on its event, and the address generation it was sent to. */
+export interface HeldAttempt {
+  lease: string;
+  generation: number;
 }
 
 /** The columns every attempt sets: its count (the log's rows of the event), when, and the lease ended. */
 const ATTEMPTED = `attempts = (SELECT count(*) FROM webhook_deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2),
-                   last_attempt_at = $3, leased_until = NULL, redelivery = false`;
+                   last_attempt_at = $3, lease = NULL, leased_until = NULL, leased_redelivery = false`;
 
-/** Sets the event's status after an attempt, and when it is next due (waitMs from now; null: never). */
+interface NextState {
+  status: 'delivered' | 'pending' | 'failed' | 'cancelled';
+  error: string;
+  /** From now, when the event is next due; null: never (not pending). */
+  waitMs: number | null;
+  failures: number;
+  /** A redelivered pending event: when its schedule resumes should the redelivery fail. */
+  resumeAt?: string | null;
+  /** One more attempt is asked for by hand (due at once). */
+  redelivery?: boolean;
+}
+
+/** Sets the event's state after an attempt; answers when it is next due (pending only). */
 async function recordAttempt(
   db: Queryable,
   companyId: string,
   eventId: string,
   attempt: DeliveryAttempt,
-  next: { status: 'delivered' | 'pending' | 'failed'; error: string; waitMs: number | null; failures: number },
+  next: NextState,
 ): Promise<string | null> {
   const { rows } = await db.query<{ next: string | null }>(
     `UPDATE webhook_events
-        SET status = $4, last_error = $5, failures = $7,
+        SET status = $4, last_error = $5, failures = $7, resume_at = $8, redelivery = $9,
             next_attempt_at = CASE WHEN $6::bigint IS NULL THEN NULL
                                    ELSE clock_timestamp() + $6::bigint * interval '1 millisecond' END,
             ${ATTEMPTED}
       WHERE company_id = $1 AND id = $2
       RETURNING to_char(next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS next`,
-    [companyId, eventId, attempt.attemptedAt, next.status, next.error, next.waitMs, next.failures],
+    [
+      companyId,
+      eventId,
+      attempt.attemptedAt,
+      next.status,
+      next.error,
+      next.waitMs,
+      next.failures,
+      next.resumeAt ?? null,
+      next.redelivery ?? false,
+    ],
   );
   return rows[0]!.next;
 }
 
-/**
- * Adds a failed attempt to the address's run of failures (started now when there is none) and
- * answers why the address is to be disabled: a 410, or a run longer than disableAfterMs; or undefined.
- */
-async function disablingReason(
-  db: Queryable,
-  companyId: string,
-  attempt: DeliveryAttempt,
-  policy: RetryPolicy,
-): Promise<string | undefined> {
-  if (attempt.httpStatus === 410) return GONE;
-  const { rows } = await db.query<{ since: string; tooLong: boolean }>(
-    `UPDATE integrations SET webhook_failing_since = coalesce(webhook_failing_since, $2)
-      WHERE company_id = $1 AND revoked_at IS NULL
-      RETURNING to_char(webhook_failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since,
-                clock_timestamp() - webhook_failing_since >= $3 * interval '1 millisecond' AS "tooLong"`,
-    [companyId, attempt.attemptedAt, policy.disableAfterMs],
-  );
-  const run = rows[0];
-  return run?.tooLong ? `every attempt has failed since ${run.since} (${attempt.error})` : undefined;
+/** The event and its integration as the settle finds them, both locked. */
+interface Found {
+  failures: number;
+  lease: string | null;
+  leasedRedelivery: boolean;
+  /** A redelivery asked for while this attempt was in flight. */
+  redelivery: boolean;
+  resumeAt: string | null;
+  /** How long until resume_at (0 when past). */
+  resumeInMs: number | null;
+  integrationId: string;
+  revoked: boolean;
+  generation: number;
+  disabledReason: string;
 }
 
+/** The state a failed attempt leaves its event in, the address still enabled. */
+function afterFailure(event: Found, attempt: DeliveryAttempt, policy: RetryPolicy): NextState {
+  const failures = event.failures;
+  if (event.leasedRedelivery && event.resumeInMs !== null)
+    // A redelivery of an event still on its schedule: the schedule goes on where it was.
+    return { status: 'pending', error: attempt.error, waitMs: event.resumeInMs, failures };
+  if (event.leasedRedelivery) return { status: 'failed', error: attempt.error, waitMs: null, failures };
+  if (failures >= policy.schedule.length)
+    return {
+      status: 'failed',
+      error: `${attempt.error} (the last of ${policy.schedule.length + 1} attempts)`,
+      waitMs: null,
+      failures: failures + 1,
+    };
+  return { status: 'pending', error: attempt.error, waitMs: nextWait(policy, failures, attempt), failures: failures + 1 };
+}
+
+/** How an attempt left its event; `disabled`: this attempt disabled the address (its other events are to fail). */
+export type SettledAttempt = Settled & { disabled?: string };
+
 /**
- * Settles the event after an attempt whose log row is written, in the caller's transaction. An event
- * that is no longer pending (cancelled by a revocation meanwhile) keeps its status.
+ * Settles the event after an attempt whose log row is written, in the caller's transaction:
+ * - only the attempt holding the event's lease settles it (one that outlived its lease is logged, no more);
+ * - its integration revoked meanwhile: a 2xx is delivered, anything else cancelled;
+ * - its address changed meanwhile: the outcome was the old address's, so the event is due again at once;
+ * - then 2xx, 410, Retry-After, the schedule and the run of failures as above, an address disabled
+ *   meanwhile (another event's 410) failing it;
+ * - a redelivery asked for during the attempt is due at once afterwards, whatever the outcome.
+ * Undefined when the attempt no longer holds its event.
  */
 export async function settleAttempt(
   db: Queryable,
   companyId: string,
   eventId: string,
-  attempt: DeliveryAttempt,
+  attempt: DeliveryAttempt & HeldAttempt,
   policy: RetryPolicy,
-): Promise<Settled> {
-  // The company's integration row first, then the event's: the order a revocation takes them in
-  // (it cancels the company's pending events), so the two never wait on each other in a cycle.
-  await db.query('SELECT FROM integrations WHERE company_id = $1 AND revoked_at IS NULL FOR UPDATE', [companyId]);
-  const { rows } = await db.query<{ status: string; failures: number; redelivery: boolean; lastError: string }>(
-    `SELECT status, failures, redelivery, last_error AS "lastError"
-       FROM webhook_events WHERE company_id = $1 AND id = $2 FOR UPDATE`,
+): Promise<SettledAttempt | undefined> {
+  // The integration's row first, then the event's: the order a revocation takes them in, so the two
+  // never wait on each other in a cycle. NO KEY: inserting an event holds its integration's row KEY SHARE
+  // (the foreign key) until its transaction ends, which a plain FOR UPDATE would wait for.
+  const { rows } = await db.query<Found>(
+    `WITH integration AS (
+       SELECT i.id AS "integrationId", i.revoked_at IS NOT NULL AS revoked, i.webhook_generation AS generation,
+              i.webhook_disabled_reason AS "disabledReason"
+         FROM integrations i JOIN webhook_events e ON e.company_id = i.company_id AND e.integration_id = i.id
+        WHERE e.company_id = $1 AND e.id = $2 FOR NO KEY UPDATE OF i)
+     SELECT e.failures, e.lease, e.leased_redelivery AS "leasedRedelivery", e.redelivery,
+            e.resume_at AS "resumeAt",
+            CASE WHEN e.resume_at IS NOT NULL
+                 THEN greatest(0, (extract(epoch FROM e.resume_at - clock_timestamp()) * 1000)::bigint) END AS "resumeInMs",
+            i.*
+       FROM webhook_events e, integration i
+      WHERE e.company_id = $1 AND e.id = $2 AND e.status = 'pending' FOR UPDATE OF e`,
     [companyId, eventId],
   );
   const event = rows[0];
-  if (!event || event.status !== 'pending') return { status: 'cancelled', error: event?.lastError ?? '' };
-  const failures = event.failures + 1;
-  const record = (status: 'delivered' | 'pending' | 'failed', error: string, waitMs: number | null = null) =>
-    recordAttempt(db, companyId, eventId, attempt, { status, error, waitMs, failures });
-  if (attempt.error === '') {
-    await record('delivered', '');
-    await db.query(
-      'UPDATE integrations SET webhook_failing_since = NULL WHERE company_id = $1 AND revoked_at IS NULL',
-      [companyId],
-    );
-    return { status: 'delivered' };
-  }
-  const disabling = await disablingReason(db, companyId, attempt, policy);
-  if (disabling) {
-    const error = `the webhook address is disabled: ${disabling}`;
-    await record('failed', error);
-    await disableAddress(db, companyId, disabling);
-    return { status: 'failed', error };
-  }
-  if (event.redelivery || event.failures >= policy.schedule.length) {
-    const error = event.redelivery
-      ? attempt.error
-      : `${attempt.error} (the last of ${policy.schedule.length + 1} attempts)`;
-    await record('failed', error);
-    return { status: 'failed', error };
-  }
-  const next = await record('pending', attempt.error, nextWait(policy, event.failures, attempt));
-  return { status: 'pending', error: attempt.error, nextAttemptAt: next! };
+  if (!event || event.lease !== attempt.lease) return undefined;
+  const next = await decide(db, companyId, event, attempt, policy);
+  const redeliverAfter = event.redelivery && next.status !== 'cancelled';
+  const nextAt = await recordAttempt(db, companyId, eventId, attempt, {
+    ...next,
+    ...(redeliverAfter && {
+      redelivery: true,
+      waitMs: 0,
+      resumeAt: null,
+      status: 'pending',
+    }),
+  });
+  if (next.status === 'pending' || redeliverAfter)
+    return { status: 'pending', error: next.error, nextAttemptAt: nextAt!, disabled: next.disabled };
+  return next.status === 'delivered'
+    ? { status: 'delivered' }
+    : { status: next.status, error: next.error, disabled: next.disabled };
 }
+
+/** The state the attempt leaves its event in (before a redelivery asked meanwhile). */
+async function decide(
+  db: Queryable,
+  companyId: string,
+  event: Found,
+  attempt: DeliveryAttempt & HeldAttempt,
+  policy: RetryPolicy,
+): Promise<NextState & { disabled?: string }> {
+  const { failures } = event;
+  const delivered = attempt.error === '';
+  if (event.revoked)
+    return delivered
+      ? { status: 'delivered', error: '', waitMs: null, failures }
+      : { status: 'cancelled', error: REVOKED, waitMs: null, failures };
+  if (event.generation !== attempt.generation)
+    return { status: 'pending', error: 'the webhook address changed during the attempt', waitMs: 0, failures };
+  const { integrationId } = event;
+  if (delivered) {
+    await addressWorked(db, companyId, integrationId);
+    return { status: 'delivered', error: '', waitMs: null, failures };
+  }
+  if (event.disabledReason !== '')
+    return { status: 'failed', error: `the webhook address is disabled: ${event.disabledReason}`, waitMs: null, failures };
+  const disabling = await disablingReason(db, companyId, integrationId, attempt, policy);
+  if (disabling) {
+    await disableAddress(db, companyId, integrationId, disabling);
+    const error = `the webhook address is disabled: ${disabling}`;
+    return { status: 'failed', error, waitMs: null, failures: failures + 1, disabled: disabling };
+  }
+  if (attempt.retryAfterMs !== undefined)
+    await pauseAddress(db, companyId, integrationId, Math.min(attempt.retryAfterMs, MAX_RETRY_AFTER_MS));
+  return afterFailure(event, attempt, policy);
+}
+
+/** Why an event of a revoked integration is cancelled. */
+export const REVOKED = 'the REST API integration was revoked';
+

@@ -48,19 +48,33 @@ const toEvent = (row: EventRow): Event => ({
 export interface NewEvent {
   id: string;
   reportId: string;
+  /** The integration it is for: it is never sent once that integration is revoked. */
+  integrationId: string;
   /** The report as published, as the webhook sends it. */
   payload: string;
   status: 'pending' | 'none' | 'failed';
   lastError?: string;
+  /** The publish's own attempt holds the event from the start: its settle carries this lease. */
+  lease?: string;
 }
 
 /** Records an event, in the caller's transaction (the publish's); answers when it is due (pending only). */
 export async function recordEvent(db: Queryable, companyId: string, event: NewEvent): Promise<string | null> {
   const { rows } = await db.query<{ due: string | null }>(
-    `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at, last_error)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'pending' THEN clock_timestamp() END, $6)
+    `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, next_attempt_at,
+                                 last_error, lease)
+     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 'pending' THEN clock_timestamp() END, $7, $8)
      RETURNING ${isoTimestamp('next_attempt_at')} AS due`,
-    [companyId, event.id, event.reportId, event.payload, event.status, event.lastError ?? ''],
+    [
+      companyId,
+      event.id,
+      event.reportId,
+      event.integrationId,
+      event.payload,
+      event.status,
+      event.lastError ?? '',
+      event.lease ?? null,
+    ],
   );
   return rows[0]!.due;
 }
@@ -105,14 +119,35 @@ async function eventExists(db: Queryable, companyId: string, id: string): Promis
   return rowCount === 1;
 }
 
+/** Why an event cannot be redelivered, when it cannot. */
+export async function whyNotRedeliverable(db: Queryable, companyId: string, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ status: DeliveryStatus; revoked: boolean }>(
+    `SELECT e.status, i.revoked_at IS NOT NULL AS revoked
+       FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
+      WHERE e.company_id = $1 AND e.id = $2`,
+    [companyId, id],
+  );
+  const event = rows[0];
+  if (event?.revoked || event?.status === 'cancelled')
+    return `event ${id} belongs to a REST API integration that was revoked: it is never sent again`;
+  return undefined;
+}
+
 /**
- * Asks for one attempt of the event now (a redelivery): it becomes `pending`, due at once, and its
- * outcome settles it without a schedule. Undefined when the company has no such event.
+ * Asks for one attempt of the event now (a redelivery), after the attempt in flight if there is one.
+ * A pending event keeps its schedule, resumed should the redelivery fail (resume_at). Undefined when the
+ * company has no such event.
  */
 export async function redeliverEvent(db: Queryable, companyId: string, id: string): Promise<Event | undefined> {
   const { rows } = await db.query<EventRow>(
     `UPDATE webhook_events e
-        SET status = 'pending', next_attempt_at = clock_timestamp(), redelivery = true
+        SET redelivery = true,
+            resume_at = CASE WHEN e.status <> 'pending' THEN NULL
+                             WHEN e.leased_until > clock_timestamp() THEN e.resume_at
+                             ELSE coalesce(e.resume_at, e.next_attempt_at) END,
+            next_attempt_at = CASE WHEN e.status = 'pending' AND e.leased_until > clock_timestamp()
+                                   THEN e.next_attempt_at ELSE clock_timestamp() END,
+            status = 'pending'
       WHERE e.company_id = $1 AND e.id = $2
       RETURNING ${EVENT_COLUMNS}`,
     [companyId, id],
@@ -120,52 +155,21 @@ export async function redeliverEvent(db: Queryable, companyId: string, id: strin
   return rows[0] && toEvent(rows[0]);
 }
 
-/** Asks for one attempt now of every `failed` event of the company created at or after `since` (a recovery). */
-export async function recoverEvents(db: Queryable, companyId: string, since: Date): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp(), redelivery = true
-      WHERE company_id = $1 AND status = 'failed' AND created_at >= $2`,
-    [companyId, since],
-  );
-  return rowCount ?? 0;
-}
-
-/** Fails a pending event without an attempt (its address is gone or disabled), saying why. */
-export async function failEvent(db: Queryable, companyId: string, id: string, error: string): Promise<void> {
+/** Fails an event without an attempt (its address is gone or disabled), saying why, if `lease` still holds it. */
+export async function failEvent(
+  db: Queryable,
+  companyId: string,
+  id: string,
+  lease: string,
+  status: 'failed' | 'cancelled',
+  error: string,
+): Promise<void> {
   await db.query(
     `UPDATE webhook_events
-        SET status = 'failed', next_attempt_at = NULL, leased_until = NULL, redelivery = false, last_error = $3
-      WHERE company_id = $1 AND id = $2 AND status = 'pending'`,
-    [companyId, id, error],
+        SET status = $4, next_attempt_at = NULL, lease = NULL, leased_until = NULL, redelivery = false,
+            leased_redelivery = false, resume_at = NULL, last_error = $5
+      WHERE company_id = $1 AND id = $2 AND status = 'pending' AND lease = $3`,
+    [companyId, id, lease, status, error],
   );
 }
 
-/** Cancels every pending event of the company: its integration is revoked, nothing of it is sent again. */
-export async function cancelPendingEvents(db: Queryable, companyId: string): Promise<void> {
-  await db.query(
-    `UPDATE webhook_events
-        SET status = 'cancelled', next_attempt_at = NULL, leased_until = NULL, redelivery = false,
-            last_error = 'the REST API integration was revoked'
-      WHERE company_id = $1 AND status = 'pending'`,
-    [companyId],
-  );
-}
-
-/**
- * Forgets events older than `retentionMs`, a bounded number at a time, but never a `pending` one (still to
- * be attempted) nor a company's last event in the feed: it is the cursor a caught-up poller holds, however
- * long the company publishes nothing.
- */
-export async function sweepOldEvents(db: Queryable, retentionMs: number, limit = 10_000): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM webhook_events WHERE ctid IN (
-       SELECT o.ctid FROM webhook_events o
-        WHERE o.created_at < clock_timestamp() - $1 * interval '1 millisecond'
-          AND o.status <> 'pending'
-          AND EXISTS (SELECT FROM webhook_events n
-                       WHERE n.company_id = o.company_id AND (n.feed_xid, n.feed_seq) > (o.feed_xid, o.feed_seq))
-        LIMIT $2)`,
-    [retentionMs, limit],
-  );
-  return rowCount ?? 0;
-}

@@ -16,7 +16,7 @@ export { publishReport, type PublishDelivery } from './publish.js';
 export { notificationApplies } from './publish-without-attempt.js';
 export { DeliveryWorker } from './delivery-worker.js';
 export type { RetryPolicy } from './event-outcomes.js';
-export { sweepOldEvents } from './events.js';
+export { sweepOldEvents } from './event-batches.js';
 export { eventsRouter } from './events-routes.js';
 export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';

@@ -3,9 +3,10 @@ import { conflict, notFound } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { revokeKey } from './api-keys.js';
-import { findEvent, recoverEvents, redeliverEvent } from './events.js';
+import { findEvent, redeliverEvent, whyNotRedeliverable } from './events.js';
+import { recoverEvents } from './event-batches.js';
 import { keyNotFound } from './integration-error-wording.js';
-import { eventTarget, rotateSecret, setWebhook } from './settings.js';
+import { findWebhookTarget, rotateSecret, setWebhook } from './settings.js';
 import { newWebhookSecret } from './signing.js';
 import { noWebhookAddress } from './test-delivery.js';
 
@@ -42,18 +43,23 @@ export const eventNotFound = (id: string) => `event ${quoted(id)} not found`;
 
 /** 409 while the company's events have nowhere to go: no address, or it is disabled. */
 async function refuseWithoutAddress(db: Queryable, companyId: string, then: string): Promise<void> {
-  const target = await eventTarget(db, companyId);
-  if (!('refused' in target)) return;
+  const target = await findWebhookTarget(db, companyId);
+  if (target && target.secrets.length > 0 && target.disabledReason === '') return;
   throw conflict(
-    target.refused === 'no_address'
-      ? `no webhook address is set: set one, then ${then}`
-      : `the webhook address is disabled (${target.reason}): set it again, then ${then}`,
+    target?.disabledReason
+      ? `the webhook address is disabled (${target.disabledReason}): set it again, then ${then}`
+      : `no webhook address is set: set one, then ${then}`,
   );
 }
 
-/** One attempt of the event now: 404 without it, 409 while there is no address to send it to. */
+/**
+ * One attempt of the event now: 404 without it, 409 when its integration was revoked (it is never sent
+ * again) or while there is no address to send it to.
+ */
 export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId: string): Promise<Event> {
   if (!(await findEvent(db, companyId, eventId))) throw notFound(eventNotFound(eventId));
+  const why = await whyNotRedeliverable(db, companyId, eventId);
+  if (why) throw conflict(why);
   await refuseWithoutAddress(db, companyId, 'redeliver');
   return (await redeliverEvent(db, companyId, eventId))!;
 }

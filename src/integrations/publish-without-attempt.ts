@@ -25,6 +25,8 @@ export interface PublishNow {
   publishedUrl: string;
   /** The event's id if one is recorded: the webhook-id its attempts send. */
   webhookId: string;
+  /** The integration that created the report: its event belongs to it. */
+  integrationId: string | null;
   mode: WhenDeliveryFails;
 }
 
@@ -51,7 +53,7 @@ export async function notificationApplies(db: Queryable, companyId: string, repo
 /** Publishes the report and records its event; answers the report and when the event is due (pending only). */
 async function publishWithEvent(
   db: Queryable,
-  { companyId, reportId, publishedUrl, webhookId }: PublishNow,
+  { companyId, reportId, publishedUrl, webhookId, integrationId }: PublishNow,
   event: { status: 'pending' | 'failed' | 'none'; error: string },
 ): Promise<{ report: Report; due: string | null }> {
   await markPublished(db, companyId, reportId, publishedUrl);
@@ -59,6 +61,8 @@ async function publishWithEvent(
   const due = await recordEvent(db, companyId, {
     id: webhookId,
     reportId,
+    // An event is due only for a report of an integration (whyNoWebhook).
+    integrationId: integrationId!,
     payload: JSON.stringify(report),
     status: event.status,
     lastError: event.error,

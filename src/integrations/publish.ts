@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
@@ -14,8 +15,9 @@ import {
   type PublishPrecondition,
 } from '../reports/index.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
-import { settleAttempt, type RetryPolicy, type Settled } from './event-outcomes.js';
+import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-outcomes.js';
 import { recordEvent } from './events.js';
+import { failDisabledEvents } from './event-batches.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
 import { publishWebhook } from './settings.js';
@@ -34,6 +36,9 @@ interface Delivery {
   /** The report as it is once published: the webhook's body and the 200's report. */
   report: Report;
   release: () => void;
+  /** The integration the event belongs to, and which of its addresses the attempt goes to. */
+  integrationId: string;
+  generation: number;
 }
 
 /** How a publish delivers: the notifier of its first attempt, and the retry policy of the events after it. */
@@ -103,7 +108,7 @@ async function claim(
         throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
       const target = { ...state, ...(await publishWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
-      const now = { companyId, reportId, publishedUrl, webhookId, mode };
+      const now = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
       const published = await publishIfNoAttempt(db, target, notifyIntegration, now);
       if (published) return published;
       const place = notifier.reserve(companyId);
@@ -122,7 +127,8 @@ async function claim(
         updatedAt: claim.publishedAt.toISOString(),
       };
       const message = { url, secrets: target.webhookSecrets, webhookId, payload: JSON.stringify(report) };
-      return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release };
+      const held = { integrationId: state.integrationId!, generation: target.webhookGeneration };
+      return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release, ...held };
     });
   } catch (err) {
     release?.();
@@ -139,11 +145,11 @@ async function recordOutcome(
   policy: RetryPolicy,
   companyId: string,
   reportId: string,
-  { deliveryId, claim: claimed, claimExpires, report, message }: Delivery,
+  { deliveryId, claim: claimed, claimExpires, report, message, integrationId, generation }: Delivery,
   attempt: DeliveryAttempt,
   mode: WhenDeliveryFails,
 ): Promise<PublishResult> {
-  let published: { settled: Settled; deleted: boolean } | false;
+  let published: { settled: SettledAttempt; deleted: boolean } | false;
   try {
     published = await withTransaction(pool, async (db) => {
       await completeAttempt(db, companyId, deliveryId, attempt);
@@ -154,13 +160,18 @@ async function recordOutcome(
       // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
       const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
       if (deleted && (await findForCompany(db, companyId, reportId))) return false;
+      // The event is held by this attempt from the start, so only its outcome settles it.
+      const lease = randomUUID();
       await recordEvent(db, companyId, {
         id: message.webhookId,
         reportId,
+        integrationId,
         payload: message.payload,
         status: 'pending',
+        lease,
       });
-      return { settled: await settleAttempt(db, companyId, message.webhookId, attempt, policy), deleted };
+      const settled = await settleAttempt(db, companyId, message.webhookId, { ...attempt, lease, generation }, policy);
+      return { settled: settled!, deleted };
     });
   } catch (err) {
     if (!isDatabaseUnavailable(err) && !isRefusal(err, 'UNAVAILABLE')) throw err;
@@ -178,6 +189,8 @@ async function recordOutcome(
     );
   const eventId = message.webhookId;
   const { settled, deleted } = published;
+  // Those left when this fails (the database gone) fail as the worker takes them.
+  if (settled.disabled) await failDisabledEvents(pool, companyId, settled.disabled).catch(() => undefined);
   const webhook: PublishResult['webhook'] =
     settled.status === 'delivered'
       ? { outcome: 'sent', eventId, deliveryId, status: attempt.httpStatus! }

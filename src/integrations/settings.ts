@@ -16,7 +16,8 @@ const signingSecretsSql = (alias: string): string =>
  * Sets the webhook address and its signing secret on the company's active integration, starting
  * one when none is active; the upsert on the one-active-integration index makes that race-free.
  * The new secret replaces the previous ones at once (no overlap): a new address is a new receiver.
- * Setting it (the same address included) enables an address that was disabled.
+ * Setting it (the same address included) enables an address that was disabled and starts a new
+ * generation: outcomes of attempts sent before no longer count for it.
  */
 export async function setWebhook(
   db: Queryable,
@@ -29,7 +30,9 @@ export async function setWebhook(
      ON CONFLICT (company_id) WHERE revoked_at IS NULL
        DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret = EXCLUDED.webhook_secret,
                      previous_webhook_secret = NULL, previous_secret_expires_at = NULL,
-                     webhook_disabled_reason = '', webhook_failing_since = NULL
+                     webhook_disabled_reason = '', webhook_failing_since = NULL,
+                     webhook_last_failure_at = NULL, webhook_paused_until = NULL,
+                     webhook_generation = integrations.webhook_generation + 1
      RETURNING webhook_url AS url, webhook_secret AS secret`,
     [companyId, url, secret],
   );
@@ -65,6 +68,8 @@ export async function rotateSecret(
 export interface WebhookTarget {
   url: string;
   secrets: string[];
+  /** Which address this is (webhook_generation): an attempt's outcome counts only for the one it was sent to. */
+  generation: number;
   /** Why the address is disabled ("" while active): background attempts skip it, a test delivery does not. */
   disabledReason: string;
 }
@@ -72,7 +77,8 @@ export interface WebhookTarget {
 /** Where the company's webhook goes, the secrets in force and whether it is disabled; undefined without an address. */
 export async function findWebhookTarget(db: Queryable, companyId: string): Promise<WebhookTarget | undefined> {
   const { rows } = await db.query<WebhookTarget>(
-    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS "disabledReason"
+    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS "disabledReason",
+            i.webhook_generation AS generation
        FROM integrations i
       WHERE i.company_id = $1 AND i.revoked_at IS NULL AND i.webhook_url IS NOT NULL`,
     [companyId],
@@ -88,6 +94,7 @@ export interface PublishWebhook {
   webhookSecrets: string[];
   /** Why the company's address is disabled; "" while it is active. */
   webhookDisabledReason: string;
+  webhookGeneration: number;
 }
 
 /** A report created in the application has no integration: nothing to revoke, nobody to call. */
@@ -96,6 +103,7 @@ const NO_INTEGRATION: PublishWebhook = {
   webhookUrl: null,
   webhookSecrets: [],
   webhookDisabledReason: '',
+  webhookGeneration: 0,
 };
 
 /**
@@ -110,22 +118,33 @@ export async function publishWebhook(
   if (integrationId === null) return NO_INTEGRATION;
   const { rows } = await db.query<PublishWebhook>(
     `SELECT i.revoked_at IS NOT NULL AS "integrationRevoked", i.webhook_url AS "webhookUrl",
-            ${signingSecretsSql('i')} AS "webhookSecrets", i.webhook_disabled_reason AS "webhookDisabledReason"
+            ${signingSecretsSql('i')} AS "webhookSecrets", i.webhook_disabled_reason AS "webhookDisabledReason",
+            i.webhook_generation AS "webhookGeneration"
        FROM integrations i WHERE i.company_id = $1 AND i.id = $2`,
     [companyId, integrationId],
   );
   return rows[0] ?? NO_INTEGRATION;
 }
 
-/** Where an attempt of the company's events goes now, or why none can: no address, or it is disabled. */
-export type EventTarget = { url: string; secrets: string[] } | { refused: 'no_address' | 'disabled'; reason: string };
+/** Where an attempt of an event goes now, or why none can: its integration revoked, no address, or disabled. */
+export type EventTarget =
+  | { url: string; secrets: string[]; generation: number }
+  | { refused: 'revoked' | 'no_address' | 'disabled'; reason: string };
 
-/** The company's webhook target for an attempt now (the address and secrets in force at this moment). */
-export async function eventTarget(db: Queryable, companyId: string): Promise<EventTarget> {
-  const target = await findWebhookTarget(db, companyId);
-  if (!target || target.secrets.length === 0) return { refused: 'no_address', reason: 'no webhook address is set' };
+/** The webhook target of an attempt now of an event of `integrationId` (the address and secrets in force). */
+export async function eventTarget(db: Queryable, companyId: string, integrationId: string): Promise<EventTarget> {
+  const { rows } = await db.query<WebhookTarget & { revoked: boolean }>(
+    `SELECT i.webhook_url AS url, ${signingSecretsSql('i')} AS secrets, i.webhook_disabled_reason AS "disabledReason",
+            i.webhook_generation AS generation, i.revoked_at IS NOT NULL AS revoked
+       FROM integrations i WHERE i.company_id = $1 AND i.id = $2`,
+    [companyId, integrationId],
+  );
+  const target = rows[0];
+  if (!target || target.revoked) return { refused: 'revoked', reason: 'the REST API integration was revoked' };
+  if (target.url === null || target.secrets.length === 0)
+    return { refused: 'no_address', reason: 'no webhook address is set' };
   if (target.disabledReason !== '') return { refused: 'disabled', reason: target.disabledReason };
-  return { url: target.url, secrets: target.secrets };
+  return { url: target.url, secrets: target.secrets, generation: target.generation };
 }
 
 /** The company's active integration as Settings > Integrations > REST API shows it. */

@@ -3,6 +3,7 @@ import type { Pool } from '../db/pool.js';
 import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import { findWebhookTarget } from './settings.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
+import { endFailureRun } from './address-health.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { sampleReport } from '../reports/index.js';
 import { newWebhookId } from './signing.js';
@@ -46,6 +47,7 @@ export async function sendTestDelivery(
     release();
   }
   await completeAttempt(pool, companyId, deliveryId, attempt);
+  if (!attempt.error) await endFailureRun(pool, companyId, target.generation);
   if (attempt.error) throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
   return { outcome: 'sent', deliveryId, status: attempt.httpStatus! };
 }

@@ -25,8 +25,9 @@ describe('durable deliveries: background attempts', () => {
     const reportId = await apiReport(dead.key);
     const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', dead.key).expect(200);
     await pool().query(
-      `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
-       SELECT $1, 'msg_dead_' || n || '_' || $3, $2, $4, 'pending', clock_timestamp() FROM generate_series(1, $5::int) n`,
+      `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, next_attempt_at)
+       SELECT $1, 'msg_dead_' || n || '_' || $3, $2, i.id, $4, 'pending', clock_timestamp()
+         FROM generate_series(1, $5::int) n, integrations i WHERE i.company_id = $1 AND i.revoked_at IS NULL`,
       [dead.companyId, reportId, unique('x'), JSON.stringify(report), count],
     );
     return dead;

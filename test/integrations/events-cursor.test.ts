@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { sweepOldEvents } from '../../src/integrations/events.js';
+import { sweepOldEvents } from '../../src/integrations/event-batches.js';
 import { api, newCompany, pool } from '../support/harness.js';
 import { eventsSuite, type Event } from '../support/events.js';
 

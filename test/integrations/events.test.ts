@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { sweepOldEvents } from '../../src/integrations/events.js';
+import { sweepOldEvents } from '../../src/integrations/event-batches.js';
 import pg from 'pg';
 import { api, databaseUrl, newCompany, newTestKey, pool, unique } from '../support/harness.js';
 import { eventsSuite, type Event } from '../support/events.js';
@@ -122,7 +122,8 @@ describe('durable deliveries: events, the feed and redelivery', () => {
         await slow.query('BEGIN');
         const earlier = unique('msg_slow');
         await slow.query(
-          `INSERT INTO webhook_events (company_id, id, report_id, payload, status) VALUES ($1, $2, $3, $4, 'none')`,
+          `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status)
+           SELECT $1, $2, $3, id, $4, 'none' FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
           [company.companyId, earlier, reportId, JSON.stringify(report)],
         );
         const later = await publish(company, await apiReport(company.key), {

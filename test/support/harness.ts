@@ -75,7 +75,7 @@ export const APP_TOKEN = 'test-app-token-0123456789abcdef0123456789';
 export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
   return {
     db,
-    logger: createLogger('silent'),
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     validateResponses: true,
     appToken: APP_TOKEN,
     notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32, maxInFlightPerCompany: 4 }),
