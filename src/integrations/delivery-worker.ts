@@ -41,7 +41,8 @@ interface Due {
  * company takes at most its share of them, and the due events are taken round by round across
  * companies, so one company's backlog never delays another's attempts. A company whose last attempt
  * failed is paced (FailingAddresses): its other due events wait, still due, instead of spending the
- * shared cores on a receiver that is down.
+ * shared cores on a receiver that is down, and the companies failing now hold at most half of the
+ * places together, so receivers that hang never keep the others' attempts waiting for a place.
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<string, number>();
@@ -134,7 +135,8 @@ export class DeliveryWorker {
   }
 
   /**
-   * Leases up to `free` due events, round by round across companies, each within its share of places.
+   * Leases up to `free` due events, round by round across companies, each within its share of places;
+   * the companies failing now come after the others and within their part of the places.
    * The companies with pending events are found by skipping from one to the next along the index
    * (migration 19), and each one's due events read in order only up to its share: a company's backlog
    * costs a take nothing but the events it takes. Due means by now(), the statement's start, which
@@ -143,6 +145,7 @@ export class DeliveryWorker {
    */
   private async take(free: number): Promise<Due[]> {
     const busy = this.failing.busy(this.inFlight, this.options.maxInFlightPerCompany);
+    const failing = this.failing.room(this.inFlight, this.options.maxInFlight);
     const { rows } = await this.options.db.query<Due>(
       `WITH RECURSIVE companies AS (
          (SELECT company_id FROM webhook_events WHERE status = 'pending' ORDER BY company_id LIMIT 1)
@@ -150,8 +153,8 @@ export class DeliveryWorker {
          SELECT (SELECT e.company_id FROM webhook_events e
                   WHERE e.status = 'pending' AND e.company_id > c.company_id ORDER BY e.company_id LIMIT 1)
            FROM companies c WHERE c.company_id IS NOT NULL
-       ), picked AS (
-         SELECT d.company_id, d.id FROM companies c
+       ), due AS (
+         SELECT d.company_id, d.id, d.n, d.next_attempt_at, c.company_id = ANY($6::uuid[]) AS failing FROM companies c
           CROSS JOIN LATERAL (
             SELECT e.company_id, e.id, e.next_attempt_at,
                    row_number() OVER (ORDER BY e.next_attempt_at, e.feed_seq) AS n
@@ -162,7 +165,13 @@ export class DeliveryWorker {
              LIMIT greatest(0, $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
                                               WHERE b.company_id = c.company_id), 0))
           ) d
-          ORDER BY d.n, d.next_attempt_at
+       ), picked AS (
+         -- A failing company has one event here at most (FailingAddresses.busy): k counts failing companies.
+         SELECT r.company_id, r.id FROM (
+           SELECT due.*, row_number() OVER (PARTITION BY failing ORDER BY n, next_attempt_at) AS k FROM due
+         ) r
+          WHERE NOT r.failing OR r.k <= $7
+          ORDER BY r.failing, r.n, r.next_attempt_at
           LIMIT $1
        ), locked AS (
          -- Rows another transaction holds (a revocation cancelling them, a settlement) are left to a
@@ -175,7 +184,15 @@ export class DeliveryWorker {
         WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
           AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
        RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId", e.payload`,
-      [free, this.options.maxInFlightPerCompany, busy.map(([c]) => c), busy.map(([, n]) => n), this.leaseMs],
+      [
+        free,
+        this.options.maxInFlightPerCompany,
+        busy.map(([c]) => c),
+        busy.map(([, n]) => n),
+        this.leaseMs,
+        failing.companies,
+        failing.free,
+      ],
     );
     return rows;
   }
