@@ -7,6 +7,7 @@ import { failDisabledEvents } from './event-batches.js';
 import { eventTarget } from './settings.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { FailingAddresses } from './failing-addresses.js';
+import { takeDueEvents, type Due } from './due-events.js';
 
 export interface DeliveryWorkerOptions {
   db: Pool;
@@ -26,16 +27,6 @@ const LEASE_MARGIN_MS = 5_000;
 /** While takes keep failing, a line says so at most this often: not one per poll. */
 const FAILING_TAKES_LOG_MS = 60_000;
 
-interface Due {
-  companyId: string;
-  id: string;
-  reportId: string;
-  integrationId: string;
-  payload: string;
-  /** The lease this attempt holds: only it may settle the event. */
-  lease: string;
-}
-
 /**
  * Makes the attempts of pending events that are due, in the background, in every process: each takes
  * a due event by setting its lease (one statement: two processes never take the same event while its
@@ -45,7 +36,8 @@ interface Due {
  * company takes at most its share of them, and the due events are taken round by round across
  * companies, so one company's backlog never delays another's attempts. A company whose last attempt
  * failed is paced (FailingAddresses): its other due events wait, still due, instead of spending the
- * shared cores on a receiver that is down.
+ * shared cores on a receiver that is down, and the companies failing now hold at most half of the
+ * places together, so receivers that hang never keep the others' attempts waiting for a place.
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<string, number>();
@@ -138,57 +130,15 @@ export class DeliveryWorker {
     this.takeFailures = undefined;
   }
 
-  /**
-   * Leases up to `free` due events, round by round across companies, each within its share of places.
-   * The companies with pending events are found by skipping from one to the next along the index
-   * (migration 19), and each one's due events read in order only up to its share: a company's backlog
-   * costs a take nothing but the events it takes. Due means by now(), the statement's start, which
-   * bounds the index range (clock_timestamp() changes from row to row, so every pending row of a
-   * company would be read to compare it).
-   */
-  private async take(free: number): Promise<Due[]> {
-    const busy = this.failing.busy(this.inFlight, this.options.maxInFlightPerCompany);
-    const { rows } = await this.options.db.query<Due>(
-      `WITH RECURSIVE companies AS (
-         (SELECT company_id FROM webhook_events WHERE status = 'pending' ORDER BY company_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT e.company_id FROM webhook_events e
-                  WHERE e.status = 'pending' AND e.company_id > c.company_id ORDER BY e.company_id LIMIT 1)
-           FROM companies c WHERE c.company_id IS NOT NULL
-       ), picked AS (
-         SELECT d.company_id, d.id FROM companies c
-          CROSS JOIN LATERAL (
-            SELECT e.company_id, e.id, e.next_attempt_at,
-                   row_number() OVER (ORDER BY e.next_attempt_at, e.feed_seq) AS n
-              FROM webhook_events e
-             WHERE e.company_id = c.company_id AND e.status = 'pending' AND e.next_attempt_at <= now()
-               AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
-             ORDER BY e.next_attempt_at, e.feed_seq
-             LIMIT greatest(0, $2 - coalesce((SELECT b.n FROM unnest($3::uuid[], $4::int[]) AS b(company_id, n)
-                                              WHERE b.company_id = c.company_id), 0))
-          ) d
-          -- A receiver's Retry-After holds back every event of its address.
-          WHERE NOT EXISTS (SELECT FROM integrations i WHERE i.company_id = c.company_id AND i.revoked_at IS NULL
-                                                        AND i.webhook_paused_until > now())
-          ORDER BY d.n, d.next_attempt_at
-          LIMIT $1
-       ), locked AS (
-         -- Rows another transaction holds (a revocation cancelling them, a settlement) are left to a
-         -- later take: the take never waits, so it is never part of a cycle of waits.
-         SELECT e.company_id, e.id FROM webhook_events e JOIN picked p ON p.company_id = e.company_id AND p.id = e.id
-            FOR UPDATE OF e SKIP LOCKED
-       )
-       UPDATE webhook_events e
-          SET lease = gen_random_uuid(), leased_until = clock_timestamp() + $5 * interval '1 millisecond',
-              leased_redelivery = e.redelivery, redelivery = false
-         FROM locked p
-        WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
-          AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
-       RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId",
-                 e.integration_id AS "integrationId", e.payload, e.lease`,
-      [free, this.options.maxInFlightPerCompany, busy.map(([c]) => c), busy.map(([, n]) => n), this.leaseMs],
-    );
-    return rows;
+  /** Leases up to `free` due events (due-events.ts), each company within its share of places. */
+  private take(free: number): Promise<Due[]> {
+    return takeDueEvents(this.options.db, {
+      free,
+      share: this.options.maxInFlightPerCompany,
+      busy: this.failing.busy(this.inFlight, this.options.maxInFlightPerCompany),
+      failing: this.failing.room(this.inFlight, this.options.maxInFlight),
+      leaseMs: this.leaseMs,
+    });
   }
 
   private attempt(event: Due): void {
@@ -242,7 +192,13 @@ export class DeliveryWorker {
     });
     const settled = await withTransaction(db, async (tx) => {
       await completeAttempt(tx, event.companyId, deliveryId, attempt);
-      return settleAttempt(tx, event.companyId, event.id, { ...attempt, lease: event.lease, generation: target.generation }, policy);
+      return settleAttempt(
+        tx,
+        event.companyId,
+        event.id,
+        { ...attempt, lease: event.lease, generation: target.generation },
+        policy,
+      );
     });
     this.failing.record(event.companyId, attempt.error === '');
     // Those left when this fails (the database gone) fail as they are taken.

@@ -120,7 +120,12 @@ function afterFailure(event: Found, attempt: DeliveryAttempt, policy: RetryPolic
       waitMs: null,
       failures: failures + 1,
     };
-  return { status: 'pending', error: attempt.error, waitMs: nextWait(policy, failures, attempt), failures: failures + 1 };
+  return {
+    status: 'pending',
+    error: attempt.error,
+    waitMs: nextWait(policy, failures, attempt),
+    failures: failures + 1,
+  };
 }
 
 /** How an attempt left its event; `disabled`: this attempt disabled the address (its other events are to fail). */
@@ -203,7 +208,12 @@ async function decide(
     return { status: 'delivered', error: '', waitMs: null, failures };
   }
   if (event.disabledReason !== '')
-    return { status: 'failed', error: `the webhook address is disabled: ${event.disabledReason}`, waitMs: null, failures };
+    return {
+      status: 'failed',
+      error: `the webhook address is disabled: ${event.disabledReason}`,
+      waitMs: null,
+      failures,
+    };
   const disabling = await disablingReason(db, companyId, integrationId, attempt, policy);
   if (disabling) {
     await disableAddress(db, companyId, integrationId, disabling);
@@ -217,4 +227,3 @@ async function decide(
 
 /** Why an event of a revoked integration is cancelled. */
 export const REVOKED = 'the REST API integration was revoked';
-

@@ -172,4 +172,3 @@ export async function failEvent(
     [companyId, id, lease, status, error],
   );
 }
-

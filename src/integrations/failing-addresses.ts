@@ -4,7 +4,10 @@
  * and every company would pay for that work. So a company whose last attempt failed gets one place at a
  * time and, for a poll's length after a failure, none: its receiver is probed about once a poll until
  * it answers. Its events stay due and lose no step of their schedule; the first success ends the pacing.
- * Entries older than a minute are dropped, so the map holds only companies failing now.
+ * The companies failing now also share at most half of the worker's places between them: a receiver
+ * that hangs holds its place for the whole time limit, and with enough of them every place would wait
+ * on a dead receiver while the retries and redeliveries of companies whose receivers answer wait for a
+ * place. Entries older than a minute are dropped, so the map holds only companies failing now.
  */
 export class FailingAddresses {
   private readonly lastFailure = new Map<string, number>();
@@ -23,15 +26,26 @@ export class FailingAddresses {
    */
   busy(inFlight: ReadonlyMap<string, number>, share: number, now = Date.now()): [string, number][] {
     const held = new Map(inFlight);
-    for (const [companyId, at] of this.lastFailure) {
-      if (now - at > STALE_MS) {
-        this.lastFailure.delete(companyId);
-        continue;
-      }
+    for (const [companyId, at] of this.failingNow(now)) {
       const paced = now - at < this.pollMs ? share : share - 1;
       held.set(companyId, Math.max(held.get(companyId) ?? 0, paced));
     }
     return [...held.entries()];
+  }
+
+  /**
+   * The companies failing now, and how many more of the worker's `places` they may take together: half
+   * of them (one at least, so that a dead receiver is still probed) less those their attempts hold.
+   */
+  room(inFlight: ReadonlyMap<string, number>, places: number, now = Date.now()): { companies: string[]; free: number } {
+    const companies = this.failingNow(now).map(([companyId]) => companyId);
+    const held = companies.reduce((sum, companyId) => sum + (inFlight.get(companyId) ?? 0), 0);
+    return { companies, free: Math.max(0, Math.max(1, Math.floor(places / 2)) - held) };
+  }
+
+  private failingNow(now: number): [string, number][] {
+    for (const [companyId, at] of this.lastFailure) if (now - at > STALE_MS) this.lastFailure.delete(companyId);
+    return [...this.lastFailure.entries()];
   }
 }
 

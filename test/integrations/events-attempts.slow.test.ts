@@ -203,6 +203,44 @@ describe('durable deliveries: background attempts', () => {
       await api().delete(`/internal/companies/${dead.companyId}/integration`).set(auth).expect(204);
     });
 
+    it("attempts a healthy company's retry and redelivery within seconds of due while 40 companies' receivers hang", async function () {
+      this.timeout(90_000);
+      // Each hanging attempt holds its place for the whole limit, as a receiver that never answers does.
+      const timeoutMs = 5_000;
+      const dead = await Promise.all(Array.from({ length: 40 }, () => deadReceiverWithBacklog(10)));
+      try {
+        startWorker(TEST_RETRY_POLICY, 4, undefined, 50, timeoutMs);
+        // The worker's 32 places hang; when their limit runs out, the 8 companies not yet attempted take
+        // the places freed: two limits later, every one of the 40 has failed and the worker knows it.
+        const hanging = () => dead.reduce((sum, d) => sum + suite.receiver.at(d.path).length, 0);
+        await until(() => hanging() >= 32, "the worker's places taken");
+        await sleep(2 * timeoutMs + 500);
+
+        const alive = await companyWithWebhook(suite.receiver);
+        const attempts = (eventId: string) =>
+          suite.receiver.at(alive.path).filter((r) => r.headers['webhook-id'] === eventId).length;
+        const sent = await publish(alive, await apiReport(alive.key), retrying).expect(200);
+        expect(sent.body.webhook.outcome).to.equal('sent');
+        const redelivered = sent.body.webhook.eventId as string;
+        suite.receiver.on(alive.path, { status: 500 }, { status: 204 });
+        const failed = await publish(alive, await apiReport(alive.key), retrying).expect(200);
+        expect(failed.body.webhook.outcome).to.equal('retrying');
+        const retried = failed.body.webhook.eventId as string;
+        await api().post(`/events/${redelivered}/redeliver`).set('X-API-KEY', alive.key).expect(202);
+        // The redelivery is due now, the retry 200 ms after its failure: both are attempted within seconds.
+        await until(
+          () => attempts(redelivered) >= 2 && attempts(retried) >= 2,
+          'the redelivery and retry attempted',
+          5_000,
+        );
+        await settled(alive.key, redelivered, 'delivered');
+        await settled(alive.key, retried, 'delivered');
+      } finally {
+        for (const d of dead)
+          await api().delete(`/internal/companies/${d.companyId}/integration`).set(auth).expect(204);
+      }
+    });
+
     it('takes due events reading a few rows, however many one company has waiting', async function () {
       this.timeout(60_000);
       const backlog = 5_000;

@@ -25,4 +25,20 @@ describe('FailingAddresses: the pacing of a company whose receiver fails', () =>
     expect(failing.busy(new Map([['a', 4]]), 4, 2_000)).to.deep.equal([['a', 4]]);
     expect(failing.busy(inFlight, 4, 61_000)).to.deep.equal([['a', 1]]);
   });
+
+  it('lets the companies failing now take half of the places together, less those they hold, and always one', () => {
+    const failing = new FailingAddresses(1_000);
+    failing.record('b', false, 0);
+    failing.record('c', false, 0);
+    const held = new Map([
+      ['a', 4],
+      ['b', 1],
+      ['c', 2],
+    ]);
+    expect(failing.room(held, 32, 0)).to.deep.equal({ companies: ['b', 'c'], free: 13 });
+    expect(failing.room(new Map([['b', 20]]), 32, 0)).to.deep.equal({ companies: ['b', 'c'], free: 0 });
+    expect(failing.room(new Map(), 1, 0)).to.deep.equal({ companies: ['b', 'c'], free: 1 });
+    failing.record('b', true, 0);
+    expect(failing.room(held, 32, 61_000)).to.deep.equal({ companies: [], free: 16 });
+  });
 });

@@ -29,16 +29,17 @@ export function eventsSuite() {
   const suite = webhookSuite();
   let workers: DeliveryWorker[] = [];
 
-  /** A worker making this suite's background attempts, with the given policy. */
+  /** A worker making this suite's background attempts, with the given policy; `timeoutMs` limits each attempt. */
   function startWorker(
     policy: RetryPolicy = TEST_RETRY_POLICY,
     maxInFlightPerCompany = 4,
     db?: Pool,
     pollMs = 50,
+    timeoutMs = 1_000,
   ): DeliveryWorker {
     const worker = new DeliveryWorker({
       db: db ?? suite.allowed.pool,
-      notifier: suite.receiver.notifier({ timeoutMs: 1_000, maxInFlight: 32 }),
+      notifier: suite.receiver.notifier({ timeoutMs, maxInFlight: 32 }),
       policy,
       logger: createLogger('silent'),
       pollMs,
