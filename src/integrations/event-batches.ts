@@ -7,18 +7,40 @@ import { REVOKED } from './event-outcomes.js';
  * number of events makes a statement outlast the statement timeout or rolls that change back.
  */
 
-/** Changes at most this many events per statement: each stays well inside the statement timeout. */
+/** Reads at most this many events per statement: each stays well inside the statement timeout. */
 const BATCH = 1_000;
 /** Batches of one change at most: a million events (more are left to the worker, which settles each it takes). */
 const MAX_BATCHES = 1_000;
 
-/** Runs `statement` (which changes at most BATCH rows) until it changes fewer; answers how many it changed. */
-async function inBatches(db: Queryable, statement: string, values: unknown[]): Promise<number> {
+/**
+ * Sets `set` on the company's events for which `where` holds (`e` the event, `i` its integration; $3 on
+ * are `values`), walking its events in primary-key order a batch at a time, so that each statement reads
+ * a bounded number of rows however many the company has; answers how many it changed.
+ */
+async function inBatches(
+  db: Queryable,
+  companyId: string,
+  change: { set: string; where: string; values: unknown[] },
+): Promise<number> {
+  let after = '';
   let total = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const { rowCount } = await db.query(statement, [...values, BATCH]);
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < BATCH) break;
+    const { rows } = await db.query<{ last: string | null; seen: number; changed: number }>(
+      `WITH batch AS (SELECT id FROM webhook_events WHERE company_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH}),
+            changed AS (
+              UPDATE webhook_events e SET ${change.set}
+                FROM batch b, integrations i
+               WHERE e.company_id = $1 AND e.id = b.id AND i.company_id = e.company_id AND i.id = e.integration_id
+                 AND ${change.where}
+              RETURNING 1)
+       SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*)::int FROM batch) AS seen,
+              (SELECT count(*)::int FROM changed) AS changed`,
+      [companyId, after, ...change.values],
+    );
+    const { last, seen, changed } = rows[0]!;
+    total += changed;
+    if (seen < BATCH || last === null) break;
+    after = last;
   }
   return total;
 }
@@ -28,15 +50,11 @@ async function inBatches(db: Queryable, statement: string, values: unknown[]): P
  * after `since` (a recovery), in batches; answers how many.
  */
 export function recoverEvents(db: Queryable, companyId: string, since: Date): Promise<number> {
-  return inBatches(
-    db,
-    `UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp(), redelivery = true
-      WHERE ctid = ANY (ARRAY(
-        SELECT e.ctid FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
-         WHERE e.company_id = $1 AND e.status = 'failed' AND e.created_at >= $2 AND i.revoked_at IS NULL
-         LIMIT $3))`,
-    [companyId, since],
-  );
+  return inBatches(db, companyId, {
+    set: `status = 'pending', next_attempt_at = clock_timestamp(), redelivery = true`,
+    where: `e.status = 'failed' AND e.created_at >= $3 AND i.revoked_at IS NULL`,
+    values: [since],
+  });
 }
 
 /**
@@ -46,17 +64,12 @@ export function recoverEvents(db: Queryable, companyId: string, since: Date): Pr
  * cancelled by the worker as it takes them.
  */
 export function cancelRevokedEvents(db: Queryable, companyId: string): Promise<number> {
-  return inBatches(
-    db,
-    `UPDATE webhook_events
-        SET status = 'cancelled', next_attempt_at = NULL, redelivery = false, resume_at = NULL, last_error = $2
-      WHERE ctid = ANY (ARRAY(
-        SELECT e.ctid FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
-         WHERE e.company_id = $1 AND i.revoked_at IS NOT NULL AND e.status IN ('pending', 'failed', 'none')
-           AND (e.status <> 'pending' OR e.leased_until IS NULL OR e.leased_until <= clock_timestamp())
-         LIMIT $3))`,
-    [companyId, REVOKED],
-  );
+  return inBatches(db, companyId, {
+    set: `status = 'cancelled', next_attempt_at = NULL, redelivery = false, resume_at = NULL, last_error = $3`,
+    where: `i.revoked_at IS NOT NULL AND e.status IN ('pending', 'failed', 'none')
+            AND (e.status <> 'pending' OR e.leased_until IS NULL OR e.leased_until <= clock_timestamp())`,
+    values: [REVOKED],
+  });
 }
 
 /**
@@ -64,18 +77,13 @@ export function cancelRevokedEvents(db: Queryable, companyId: string): Promise<n
  * it has settled; events in flight settle themselves, and those left over the worker fails as it takes them.
  */
 export function failDisabledEvents(db: Queryable, companyId: string, reason: string): Promise<number> {
-  return inBatches(
-    db,
-    `UPDATE webhook_events
-        SET status = 'failed', next_attempt_at = NULL, redelivery = false, resume_at = NULL,
-            last_error = 'the webhook address is disabled: ' || $2
-      WHERE ctid = ANY (ARRAY(
-        SELECT e.ctid FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
-         WHERE e.company_id = $1 AND i.revoked_at IS NULL AND i.webhook_disabled_reason <> ''
-           AND e.status = 'pending' AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
-         LIMIT $3))`,
-    [companyId, reason],
-  );
+  return inBatches(db, companyId, {
+    set: `status = 'failed', next_attempt_at = NULL, redelivery = false, resume_at = NULL,
+          last_error = 'the webhook address is disabled: ' || $3`,
+    where: `i.revoked_at IS NULL AND i.webhook_disabled_reason <> '' AND e.status = 'pending'
+            AND (e.leased_until IS NULL OR e.leased_until <= clock_timestamp())`,
+    values: [reason],
+  });
 }
 
 /**
