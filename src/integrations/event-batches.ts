@@ -15,7 +15,8 @@ const MAX_BATCHES = 1_000;
 /**
  * Sets `set` on the company's events for which `where` holds (`e` the event, `i` its integration; $3 on
  * are `values`), walking its events in primary-key order a batch at a time, so that each statement reads
- * a bounded number of rows however many the company has; answers how many it changed.
+ * a bounded number of rows however many the company has; answers how many it changed. The batch's rows
+ * are updated by their ctid, so the plan is the same whatever the planner believes of the table's size.
  */
 async function inBatches(
   db: Queryable,
@@ -26,12 +27,12 @@ async function inBatches(
   let total = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const { rows } = await db.query<{ last: string | null; seen: number; changed: number }>(
-      `WITH batch AS (SELECT id FROM webhook_events WHERE company_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH}),
+      `WITH batch AS (SELECT ctid, id FROM webhook_events WHERE company_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH}),
             changed AS (
               UPDATE webhook_events e SET ${change.set}
-                FROM batch b, integrations i
-               WHERE e.company_id = $1 AND e.id = b.id AND i.company_id = e.company_id AND i.id = e.integration_id
-                 AND ${change.where}
+                FROM integrations i
+               WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM batch)) AND e.company_id = $1
+                 AND i.company_id = e.company_id AND i.id = e.integration_id AND ${change.where}
               RETURNING 1)
        SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*)::int FROM batch) AS seen,
               (SELECT count(*)::int FROM changed) AS changed`,

@@ -53,8 +53,8 @@ interface NextState {
   /** From now, when the event is next due; null: never (not pending). */
   waitMs: number | null;
   failures: number;
-  /** A redelivered pending event: when its schedule resumes should the redelivery fail. */
-  resumeAt?: string | null;
+  /** A redelivered pending event: in how long its schedule resumes should the redelivery fail. */
+  resumeInMs?: number | null;
   /** One more attempt is asked for by hand (due at once). */
   redelivery?: boolean;
 }
@@ -69,7 +69,8 @@ async function recordAttempt(
 ): Promise<string | null> {
   const { rows } = await db.query<{ next: string | null }>(
     `UPDATE webhook_events
-        SET status = $4, last_error = $5, failures = $7, resume_at = $8, redelivery = $9,
+        SET status = $4, last_error = $5, failures = $7, redelivery = $9,
+            resume_at = clock_timestamp() + $8::bigint * interval '1 millisecond',
             next_attempt_at = CASE WHEN $6::bigint IS NULL THEN NULL
                                    ELSE clock_timestamp() + $6::bigint * interval '1 millisecond' END,
             ${ATTEMPTED}
@@ -83,7 +84,7 @@ async function recordAttempt(
       next.error,
       next.waitMs,
       next.failures,
-      next.resumeAt ?? null,
+      next.resumeInMs ?? null,
       next.redelivery ?? false,
     ],
   );
@@ -97,7 +98,6 @@ interface Found {
   leasedRedelivery: boolean;
   /** A redelivery asked for while this attempt was in flight. */
   redelivery: boolean;
-  resumeAt: string | null;
   /** How long until resume_at (0 when past). */
   resumeInMs: number | null;
   integrationId: string;
@@ -158,9 +158,8 @@ export async function settleAttempt(
          FROM integrations i JOIN webhook_events e ON e.company_id = i.company_id AND e.integration_id = i.id
         WHERE e.company_id = $1 AND e.id = $2 FOR NO KEY UPDATE OF i)
      SELECT e.failures, e.lease, e.leased_redelivery AS "leasedRedelivery", e.redelivery,
-            e.resume_at AS "resumeAt",
             CASE WHEN e.resume_at IS NOT NULL
-                 THEN greatest(0, (extract(epoch FROM e.resume_at - clock_timestamp()) * 1000)::bigint) END AS "resumeInMs",
+                 THEN greatest(0, (extract(epoch FROM e.resume_at - clock_timestamp()) * 1000)::int) END AS "resumeInMs",
             i.*
        FROM webhook_events e, integration i
       WHERE e.company_id = $1 AND e.id = $2 AND e.status = 'pending' FOR UPDATE OF e`,
@@ -172,10 +171,11 @@ export async function settleAttempt(
   const redeliverAfter = event.redelivery && next.status !== 'cancelled';
   const nextAt = await recordAttempt(db, companyId, eventId, attempt, {
     ...next,
+    // The redelivery asked for meanwhile comes next; the schedule, if any is left, resumes after it.
     ...(redeliverAfter && {
       redelivery: true,
       waitMs: 0,
-      resumeAt: null,
+      resumeInMs: next.status === 'pending' ? next.waitMs : null,
       status: 'pending',
     }),
   });

@@ -1,9 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Waits until `condition()` holds, checking every 20 ms; throws naming `what` after `timeoutMs`. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+/** Waits until `condition()` holds (or resolves true), checking every 20 ms; throws naming `what` after `timeoutMs`. */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`still not ${what} after ${timeoutMs} ms`);
     await sleep(20);
   }
