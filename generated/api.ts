@@ -246,13 +246,16 @@ export interface paths {
          * @description Every `reportPublished` webhook that was due for your company (your world: a test key sees its
          *     sandbox's events only), oldest first, in the order they joined the feed, whether or not it was
          *     delivered: a receiver that was down, or no receiver at all, can catch up here. Keep the id of the
-         *     last event you handled and ask for the events `after` it: following the feed, you never miss an
+         *     last event the feed listed and ask for the events `after` it: following the feed, you never miss an
          *     event and never see one twice, also while reports are published at once on several servers (an
-         *     event joins the feed only once no event before it can still appear, so one may show a moment
-         *     after its publish answered; `createdAt` may lag the feed's order by a publish's commit).
+         *     event joins the feed a moment after its publish has committed, at the end of the feed; `createdAt`
+         *     may lag the feed's order by a publish's commit). Resume from the feed's own ids, not from a
+         *     webhook's `webhook-id`: an event you were sent may not be in the feed yet (its publish is still being
+         *     recorded), and such an `after` is refused with 400 rather than skip the events before it.
          *
          *     Keyset paging, the body a plain array: when more events follow, the `Link` header gives the next
-         *     page (`</events?limit=20&after=<id>>; rel="next"`). Events are kept 30 days.
+         *     page (`</events?limit=20&after=<id>>; rel="next"`). Events are kept 30 days, but your last event in
+         *     the feed is kept until a newer one follows it, so a poller that is caught up never loses its place.
          */
         get: operations["listEvents"];
         put?: never;
@@ -295,9 +298,11 @@ export interface paths {
         /**
          * Send an event to your webhook address again, now
          * @description Queues one more attempt of the event to the webhook address in force now, whatever its delivery
-         *     status (`failed` and `delivered` included): it is made within about a second, with the event's
-         *     `webhook-id` and a fresh signature, and counted in the event's `attempts`. Its outcome settles
-         *     the event: `delivered`, or `failed` (no schedule follows a redelivery). The operation takes no body.
+         *     status (`failed` and `delivered` included): it is made within about a second (after the attempt in
+         *     flight, if one is), with the event's `webhook-id` and a fresh signature, and counted in the event's
+         *     `attempts`. Its outcome settles the event: `delivered`; or, if it fails, the event goes on with what
+         *     was left of its schedule (a `pending` event) or is `failed`. An event of a revoked integration is
+         *     never sent again: its redelivery is refused with 409. The operation takes no body.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -1360,10 +1365,11 @@ export interface components {
         };
         EventDelivery: {
             /**
-             * @description `pending`: an attempt is scheduled (`nextAttemptAt`); `delivered`: the last attempt got a 2xx;
-             *     `failed`: the schedule ran out, the address answered `410 Gone` or was disabled, or a
-             *     redelivery failed; `cancelled`: the integration was revoked before it was delivered (never
-             *     sent again); `none`: no webhook address was set when it was recorded.
+             * @description `pending`: an attempt is scheduled (`nextAttemptAt`), or the publish's own first attempt is in
+             *     flight (`nextAttemptAt` null); `delivered`: the last attempt got a 2xx; `failed`: the schedule
+             *     ran out, the address answered `410 Gone` or was disabled, or a redelivery of an event that had
+             *     no schedule left failed; `cancelled`: the integration was revoked before it was delivered (never
+             *     sent again, to any address); `none`: no webhook address was set when it was recorded.
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed" | "cancelled" | "none";
@@ -1701,7 +1707,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description No webhook address is set, or it is disabled (set it again to enable it). Nothing is queued. */
+        /** @description No webhook address is set, or it is disabled (set it again to enable it); or, for a redelivery, the event belongs to a REST API integration that was revoked (its events are never sent again). Nothing is queued. */
         NoDeliveryAddress: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2505,7 +2511,7 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description The id of an event of yours; only the events after it are returned. Unknown, or another company's or world's, is 400.
+                 * @description The id of an event of yours that the feed listed; only the events after it are returned. Unknown, another company's or world's, or not in the feed yet, is 400.
                  * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
                  */
                 after?: string;
@@ -2535,7 +2541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"][];
                 };
             };
-            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, an `after` that is not the id of one of your events, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
+            /** @description Missing or invalid API key, `limit` that is not an integer from 1 to 100, an `after` that is not the id of one of your events or not in the feed yet, an unknown query parameter, or a parameter whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -58,6 +58,8 @@ export interface Config {
   readonly webhookWorker: boolean;
   /** How long events are kept, in milliseconds (EVENT_RETENTION). */
   readonly eventRetentionMs: number;
+  /** How often a process sweeps events past their retention, in milliseconds (EVENT_SWEEP_INTERVAL). */
+  readonly eventSweepIntervalMs: number;
   /** The address partners reach the service at, named in the published documents' `servers`; no trailing slash. */
   readonly publicBaseUrl: string | undefined;
   /** Take the client's protocol and host from X-Forwarded-Proto/Host (only behind a proxy that sets them). */
@@ -146,7 +148,16 @@ function webhookConfig(env: NodeJS.ProcessEnv) {
     webhookRetryPollMs: integer(env, 'WEBHOOK_RETRY_POLL_MS', 1_000, 10, 60_000),
     webhookWorker: boolean(env, 'WEBHOOK_WORKER', true),
     eventRetentionMs: duration(env, 'EVENT_RETENTION', '30d'),
+    eventSweepIntervalMs: eventSweepInterval(env),
   };
+}
+
+/** EVENT_SWEEP_INTERVAL: a timer's period, at most a day (a longer one would overflow Node's timers). */
+function eventSweepInterval(env: NodeJS.ProcessEnv): number {
+  const ms = duration(env, 'EVENT_SWEEP_INTERVAL', '10m');
+  if (ms > 86_400_000)
+    throw new ConfigError(`EVENT_SWEEP_INTERVAL must be at most 1d, got "${env.EVENT_SWEEP_INTERVAL}"`);
+  return ms;
 }
 
 /** Each key's request budget and each company's share of a process. */

@@ -7,7 +7,7 @@ import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
-import { ApiKeyCache, createNotifier, DeliveryWorker, sweepOldEvents } from './integrations/index.js';
+import { ApiKeyCache, createNotifier, DeliveryWorker, placeEvents, sweepOldEvents } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
 import { EventLoopLoad } from './platform/limits/loop-load.js';
 import { RateLimiter } from './platform/limits/rate-limiter.js';
@@ -44,8 +44,9 @@ function partnerLimits(config: Config, db: Pool) {
 
 /**
  * The webhook's deliveries: the notifier of publishes, the retry policy of events, the background
- * attempts of due events (with places of their own, as many as publishes have) and the sweep of events
- * past EVENT_RETENTION; the worker starts once the process listens.
+ * attempts of due events (with places of their own, as many as publishes have), the placing of events in
+ * the feed left by a stopped process, and the sweep of events past EVENT_RETENTION; the worker starts once
+ * the process listens.
  */
 function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
   // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
@@ -66,9 +67,12 @@ function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
     maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
   });
   const sweep = () => void sweepOldEvents(db, config.eventRetentionMs).catch(() => undefined);
-  const eventSweeper = setInterval(sweep, SWEEP_MS);
-  eventSweeper.unref();
-  return { notifier, retryPolicy, worker, eventSweeper };
+  // Events whose recording process stopped before placing them in the feed are placed by any process.
+  const place = () => void placeEvents(db).catch(() => undefined);
+  const timers = [setInterval(sweep, config.eventSweepIntervalMs), setInterval(place, config.webhookRetryPollMs)];
+  for (const timer of timers) timer.unref();
+  const eventTimers = { stop: () => timers.forEach(clearInterval) };
+  return { notifier, retryPolicy, worker, eventTimers };
 }
 
 /** One process serving HTTP: where it listens, and how it stops. */
@@ -117,7 +121,7 @@ export async function startServingProcess(
   const sweeper = sweepEvery(db, SWEEP_MS);
   const sessionSweeper = setInterval(() => void sweepExpiredSessions(db).catch(() => undefined), SWEEP_MS);
   sessionSweeper.unref();
-  const { notifier, retryPolicy, worker, eventSweeper } = webhookDeliveries(config, db, logger);
+  const { notifier, retryPolicy, worker, eventTimers } = webhookDeliveries(config, db, logger);
   const app = createApp({
     db,
     logger,
@@ -144,7 +148,7 @@ export async function startServingProcess(
     baseUrl,
     stop: (signal) => {
       sweeper.stop();
-      clearInterval(eventSweeper);
+      eventTimers.stop();
       clearInterval(sessionSweeper);
       return stopServingProcess(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
     },

@@ -63,9 +63,10 @@ async function publishEach(stage: Stage, c: Company, ids: string[]): Promise<voi
 /** Records `perCompany` pending events of each company, due now, each with the payload of one of its published reports. */
 async function recordDueEvents(stage: Stage, companies: Company[], perCompany: number): Promise<void> {
   await stage.db.query(
-    `INSERT INTO webhook_events (company_id, id, report_id, payload, status, next_attempt_at)
-     SELECT e.company_id, 'msg_bench_' || e.company_id || '_' || g, e.report_id, e.payload, 'pending', clock_timestamp()
-       FROM (SELECT DISTINCT ON (company_id) company_id, report_id, payload FROM webhook_events
+    `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, next_attempt_at)
+     SELECT e.company_id, 'msg_bench_' || e.company_id || '_' || g, e.report_id, e.integration_id, e.payload,
+            'pending', clock_timestamp()
+       FROM (SELECT DISTINCT ON (company_id) company_id, report_id, integration_id, payload FROM webhook_events
               WHERE company_id = ANY($1::uuid[])) e, generate_series(1, $2::int) g`,
     [companies.map((c) => c.companyId), perCompany],
   );

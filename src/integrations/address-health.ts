@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from './notifier.js';
-import type { RetryPolicy } from './event-outcomes.js';
 
 /**
  * What attempts tell of a company's webhook address (its integration's row), as event-outcomes.ts settles
@@ -40,7 +39,7 @@ export async function disablingReason(
   companyId: string,
   integrationId: string,
   attempt: DeliveryAttempt,
-  policy: RetryPolicy,
+  policy: { schedule: readonly number[]; disableAfterMs: number },
 ): Promise<string | undefined> {
   if (attempt.httpStatus === 410) return GONE;
   const { rows } = await db.query<{ since: string; tooLong: boolean }>(

@@ -90,7 +90,8 @@ export function failDisabledEvents(db: Queryable, companyId: string, reason: str
 /**
  * Forgets events older than `retentionMs`, a bounded number at a time, but never a `pending` one (still to
  * be attempted) nor a company's last event in the feed: it is the cursor a caught-up poller holds, however
- * long the company publishes nothing. The delivery log's attempts as old go once their event has gone
+ * long the company publishes nothing. A publish's first attempt whose outcome was never recorded (`sending`)
+ * goes too. The delivery log's attempts as old go once their event has gone
  * (test deliveries have none). now(), not clock_timestamp(): the indexes on the times bound the scan.
  */
 export async function sweepOldEvents(db: Queryable, retentionMs: number, limit = 10_000): Promise<number> {
@@ -99,8 +100,9 @@ export async function sweepOldEvents(db: Queryable, retentionMs: number, limit =
        SELECT o.ctid FROM webhook_events o
         WHERE o.created_at < now() - $1 * interval '1 millisecond'
           AND o.status <> 'pending'
-          AND EXISTS (SELECT FROM webhook_events n
-                       WHERE n.company_id = o.company_id AND (n.feed_xid, n.feed_seq) > (o.feed_xid, o.feed_seq))
+          AND (o.status = 'sending'
+               OR EXISTS (SELECT FROM webhook_events n
+                           WHERE n.company_id = o.company_id AND n.feed_position > o.feed_position))
         LIMIT $2)`,
     [retentionMs, limit],
   );

@@ -20,7 +20,11 @@ async function sendPage(db: Pool, companyId: string, req: Request, res: Response
   const { after } = req.query as ListEventsQuery;
   const limit = pageLimit(req);
   const page = await listEvents(db, companyId, { after, limit });
-  if (!page) throw badRequest(`after is not the id of one of your events: ${quoted(after!)}`);
+  if (page === 'unknown') throw badRequest(`after is not the id of one of your events: ${quoted(after!)}`);
+  if (page === 'not_placed')
+    throw badRequest(
+      `after is not in the feed yet: event ${quoted(after!)} is still being recorded, and events before it may be too; resume from the last event the feed listed`,
+    );
   const last = page.events.at(-1);
   if (page.more && last)
     res.set('Link', `<${path}?${new URLSearchParams({ limit: String(limit), after: last.id })}>; rel="next"`);

@@ -1,19 +1,16 @@
 import type { Event, Report } from '../api-types.js';
+import { quoted } from '../core/quoted.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
  * Events (migration 18): each webhook that was due, kept with where its delivery stands. An event is
- * recorded in the commit that publishes its report; the feed shows events in the order of the
- * transactions that recorded them, and only those of transactions older than every transaction still
- * running (`pg_snapshot_xmin`): a transaction still running, or one to come, can only add events after
- * every event shown, so a reader following the feed never misses one, whatever commits at once.
+ * recorded in the commit that publishes its report (a publish's own attempt records it as it is sent,
+ * `sending`, and the outcome in the commit that publishes); the feed shows events in the order of their
+ * positions (feed-positions.ts).
  */
 
 export type DeliveryStatus = Event['delivery']['status'];
-
-/** Where each company's feed may be shown up to: the events of transactions that can no longer add one before them. */
-const SETTLED = 'e.feed_xid < pg_snapshot_xmin(pg_current_snapshot())';
 
 const EVENT_COLUMNS = `e.id, ${isoTimestamp('e.created_at')} AS "createdAt", e.payload, e.status,
   e.attempts, ${isoTimestamp('e.last_attempt_at')} AS "lastAttemptAt",
@@ -23,7 +20,8 @@ interface EventRow {
   id: string;
   createdAt: string;
   payload: string;
-  status: DeliveryStatus;
+  /** `sending`: a publish's own attempt is in flight; the API shows it as pending, no next attempt due. */
+  status: DeliveryStatus | 'sending';
   attempts: number;
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
@@ -36,7 +34,7 @@ const toEvent = (row: EventRow): Event => ({
   createdAt: row.createdAt,
   report: JSON.parse(row.payload) as Report,
   delivery: {
-    status: row.status,
+    status: row.status === 'sending' ? 'pending' : row.status,
     attempts: row.attempts,
     lastAttemptAt: row.lastAttemptAt,
     nextAttemptAt: row.nextAttemptAt,
@@ -79,6 +77,49 @@ export async function recordEvent(db: Queryable, companyId: string, event: NewEv
   return rows[0]!.due;
 }
 
+/**
+ * Records the event of a publish's own attempt as it is sent (`sending`, held by `lease`), in the publish's
+ * first transaction: readable by its webhook-id while the receiver answers, placed in the feed only once
+ * the publish records the outcome. A publish tried again (the outcome never recorded) takes it over.
+ */
+export async function recordSendingEvent(
+  db: Queryable,
+  companyId: string,
+  event: Required<Pick<NewEvent, 'id' | 'reportId' | 'integrationId' | 'payload' | 'lease'>>,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, lease)
+     VALUES ($1, $2, $3, $4, $5, 'sending', $6)
+     ON CONFLICT (company_id, id) DO UPDATE
+       SET report_id = EXCLUDED.report_id, integration_id = EXCLUDED.integration_id, payload = EXCLUDED.payload,
+           lease = EXCLUDED.lease, created_at = clock_timestamp()
+       WHERE webhook_events.status = 'sending'`,
+    [companyId, event.id, event.reportId, event.integrationId, event.payload, event.lease],
+  );
+}
+
+/**
+ * The publish's attempt is over and the publish goes ahead: its event becomes pending, for its outcome to
+ * settle it. False when another publish of the report has taken it over.
+ */
+export async function eventSent(db: Queryable, companyId: string, id: string, lease: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp()
+      WHERE company_id = $1 AND id = $2 AND status = 'sending' AND lease = $3`,
+    [companyId, id, lease],
+  );
+  return rowCount === 1;
+}
+
+/** The publish's attempt failed and nothing is published ("fail"): its event goes; a retry records it again. */
+export async function forgetSendingEvent(db: Queryable, companyId: string, id: string, lease: string): Promise<void> {
+  await db.query(`DELETE FROM webhook_events WHERE company_id = $1 AND id = $2 AND status = 'sending' AND lease = $3`, [
+    companyId,
+    id,
+    lease,
+  ]);
+}
+
 /** One event of the company, or undefined. */
 export async function findEvent(db: Queryable, companyId: string, id: string): Promise<Event | undefined> {
   const { rows } = await db.query<EventRow>(
@@ -95,28 +136,38 @@ export interface EventPage {
   more: boolean;
 }
 
-/** The page after event `after`, or undefined when `after` is not an event of the company. */
+/** Where `after` stands: in the feed at a position, not yet in it, or not an event of the company. */
+type Cursor = { position: string } | 'not_placed' | 'unknown';
+
+async function cursorOf(db: Queryable, companyId: string, after: string | undefined): Promise<Cursor> {
+  if (after === undefined) return { position: '0' };
+  const { rows } = await db.query<{ position: string | null }>(
+    'SELECT feed_position AS position FROM webhook_events WHERE company_id = $1 AND id = $2',
+    [companyId, after],
+  );
+  if (!rows[0]) return 'unknown';
+  return rows[0].position === null ? 'not_placed' : { position: rows[0].position };
+}
+
+/**
+ * The page after event `after` (undefined: from the start); `unknown` when `after` is not an event of the
+ * company, `not_placed` when it is not in the feed yet (the events before it may not be either).
+ */
 export async function listEvents(
   db: Queryable,
   companyId: string,
   { after, limit }: { after?: string; limit: number },
-): Promise<EventPage | undefined> {
+): Promise<EventPage | Exclude<Cursor, { position: string }>> {
+  const cursor = await cursorOf(db, companyId, after);
+  if (typeof cursor === 'string') return cursor;
   const { rows } = await db.query<EventRow>(
     `SELECT ${EVENT_COLUMNS} FROM webhook_events e
-      WHERE e.company_id = $1 AND ${SETTLED}
-        AND ($2::text IS NULL OR (e.feed_xid, e.feed_seq) >
-             (SELECT a.feed_xid, a.feed_seq FROM webhook_events a WHERE a.company_id = $1 AND a.id = $2))
-      ORDER BY e.feed_xid, e.feed_seq
+      WHERE e.company_id = $1 AND e.feed_position > $2
+      ORDER BY e.feed_position
       LIMIT $3`,
-    [companyId, after ?? null, limit + 1],
+    [companyId, cursor.position, limit + 1],
   );
-  if (after !== undefined && rows.length === 0 && !(await eventExists(db, companyId, after))) return undefined;
   return { events: rows.slice(0, limit).map(toEvent), more: rows.length > limit };
-}
-
-async function eventExists(db: Queryable, companyId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT FROM webhook_events WHERE company_id = $1 AND id = $2', [companyId, id]);
-  return rowCount === 1;
 }
 
 /** Why an event cannot be redelivered, when it cannot. */
@@ -129,12 +180,13 @@ export async function whyNotRedeliverable(db: Queryable, companyId: string, id: 
   );
   const event = rows[0];
   if (event?.revoked || event?.status === 'cancelled')
-    return `event ${id} belongs to a REST API integration that was revoked: it is never sent again`;
+    return `event ${quoted(id)} belongs to a REST API integration that was revoked: it is never sent again`;
   return undefined;
 }
 
 /**
- * Asks for one attempt of the event now (a redelivery), after the attempt in flight if there is one.
+ * Asks for one attempt of the event now (a redelivery), after the attempt in flight if there is one (a
+ * publish's own included).
  * A pending event keeps its schedule, resumed should the redelivery fail (resume_at). Undefined when the
  * company has no such event.
  */
@@ -142,12 +194,13 @@ export async function redeliverEvent(db: Queryable, companyId: string, id: strin
   const { rows } = await db.query<EventRow>(
     `UPDATE webhook_events e
         SET redelivery = true,
-            resume_at = CASE WHEN e.status <> 'pending' THEN NULL
-                             WHEN e.leased_until > clock_timestamp() THEN e.resume_at
+            resume_at = CASE WHEN e.status NOT IN ('pending', 'sending') THEN NULL
+                             WHEN e.status = 'sending' OR e.leased_until > clock_timestamp() THEN e.resume_at
                              ELSE coalesce(e.resume_at, e.next_attempt_at) END,
-            next_attempt_at = CASE WHEN e.status = 'pending' AND e.leased_until > clock_timestamp()
+            next_attempt_at = CASE WHEN e.status = 'sending' THEN NULL
+                                   WHEN e.status = 'pending' AND e.leased_until > clock_timestamp()
                                    THEN e.next_attempt_at ELSE clock_timestamp() END,
-            status = 'pending'
+            status = CASE WHEN e.status = 'sending' THEN 'sending' ELSE 'pending' END
       WHERE e.company_id = $1 AND e.id = $2
       RETURNING ${EVENT_COLUMNS}`,
     [companyId, id],

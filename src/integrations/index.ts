@@ -17,6 +17,7 @@ export { notificationApplies } from './publish-without-attempt.js';
 export { DeliveryWorker } from './delivery-worker.js';
 export type { RetryPolicy } from './event-outcomes.js';
 export { sweepOldEvents } from './event-batches.js';
+export { placeEvents } from './feed-positions.js';
 export { eventsRouter } from './events-routes.js';
 export { requireApiKey } from './require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';

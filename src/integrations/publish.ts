@@ -16,7 +16,8 @@ import {
 } from '../reports/index.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
 import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-outcomes.js';
-import { recordEvent } from './events.js';
+import { placeEvents } from './feed-positions.js';
+import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
@@ -39,6 +40,8 @@ interface Delivery {
   /** The integration the event belongs to, and which of its addresses the attempt goes to. */
   integrationId: string;
   generation: number;
+  /** The attempt's hold on its event, recorded as it is sent. */
+  lease: string;
 }
 
 /** How a publish delivers: the notifier of its first attempt, and the retry policy of the events after it. */
@@ -76,14 +79,21 @@ export async function publishReport(
 ): Promise<PublishResult | undefined> {
   const mode = input.whenDeliveryFails ?? 'fail';
   const claimed = await claim(pool, notifier, companyId, reportId, input, mode, precondition);
-  if (!claimed || 'webhook' in claimed) return claimed;
+  if (!claimed) return claimed;
+  if ('webhook' in claimed) return placed(pool, claimed);
   let attempt: DeliveryAttempt;
   try {
     attempt = await notifier.deliver(claimed.message);
   } finally {
     claimed.release();
   }
-  return recordOutcome(pool, policy, companyId, reportId, claimed, attempt, mode);
+  return placed(pool, await recordOutcome(pool, policy, companyId, reportId, claimed, attempt, mode));
+}
+
+/** The publish's answer, once its event (if any) is in the feed; when placing fails, a later placer places it. */
+async function placed(pool: Pool, result: PublishResult): Promise<PublishResult> {
+  if ('eventId' in result.webhook) await placeEvents(pool).catch(() => undefined);
+  return result;
 }
 
 /** Step 1: publishes at once when no webhook is due, otherwise claims the report for the delivery. */
@@ -127,7 +137,8 @@ async function claim(
         updatedAt: claim.publishedAt.toISOString(),
       };
       const message = { url, secrets: target.webhookSecrets, webhookId, payload: JSON.stringify(report) };
-      const held = { integrationId: state.integrationId!, generation: target.webhookGeneration };
+      const held = { integrationId: state.integrationId!, generation: target.webhookGeneration, lease: randomUUID() };
+      await recordSendingEvent(db, companyId, { id: webhookId, reportId, payload: message.payload, ...held });
       return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release, ...held };
     });
   } catch (err) {
@@ -145,7 +156,7 @@ async function recordOutcome(
   policy: RetryPolicy,
   companyId: string,
   reportId: string,
-  { deliveryId, claim: claimed, claimExpires, report, message, integrationId, generation }: Delivery,
+  { deliveryId, claim: claimed, claimExpires, report, message, generation, lease }: Delivery,
   attempt: DeliveryAttempt,
   mode: WhenDeliveryFails,
 ): Promise<PublishResult> {
@@ -155,21 +166,14 @@ async function recordOutcome(
       await completeAttempt(db, companyId, deliveryId, attempt);
       if (attempt.error && mode === 'fail') {
         await releaseClaim(db, companyId, reportId, claimed);
+        await forgetSendingEvent(db, companyId, message.webhookId, lease);
         return false;
       }
       // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
       const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
       if (deleted && (await findForCompany(db, companyId, reportId))) return false;
       // The event is held by this attempt from the start, so only its outcome settles it.
-      const lease = randomUUID();
-      await recordEvent(db, companyId, {
-        id: message.webhookId,
-        reportId,
-        integrationId,
-        payload: message.payload,
-        status: 'pending',
-        lease,
-      });
+      if (!(await eventSent(db, companyId, message.webhookId, lease))) throw claimTakenOver(reportId);
       const settled = await settleAttempt(db, companyId, message.webhookId, { ...attempt, lease, generation }, policy);
       return { settled: settled!, deleted };
     });
@@ -183,10 +187,7 @@ async function recordOutcome(
     );
   }
   if (attempt.error && mode === 'fail') throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
-  if (!published)
-    throw conflict(
-      `report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`,
-    );
+  if (!published) throw claimTakenOver(reportId);
   const eventId = message.webhookId;
   const { settled, deleted } = published;
   // Those left when this fails (the database gone) fail as the worker takes them.
@@ -199,3 +200,6 @@ async function recordOutcome(
         : { outcome: 'failed', eventId, error: settled.error };
   return deleted ? { report, webhook, reportDeleted: true } : { report, webhook };
 }
+
+const claimTakenOver = (reportId: string) =>
+  conflict(`report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`);
