@@ -28,8 +28,8 @@ import { sendTestDelivery } from './test-delivery.js';
 
 /**
  * The application's side of a company's REST API integration (x-internal in openapi.yaml; requireAppToken
- * guards /internal): API keys, the webhook's address and secret, test deliveries, the delivery log, and
- * publishing a report, which sends the reportPublished webhook.
+ * guards /internal): API keys, the webhook's address, secret and event types, test deliveries, the
+ * delivery log, and publishing a report, which sends the reportPublished webhook.
  */
 export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router {
   const { notifier } = delivery;
@@ -74,11 +74,11 @@ function keyRoutes(router: Router, db: Pool): void {
 type Owner = (db: Pool, companyId: string) => Promise<string>;
 const itself: Owner = async (_db, companyId) => companyId;
 
-/** The webhook's address and secret and a test delivery, of the company (`webhook`) or of its sandbox. */
+/** The webhook's address, secret and event types and a test delivery, of the company (`webhook`) or of its sandbox. */
 function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner, whose: string): void {
   router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
-    const { url } = req.body as WebhookInput;
-    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url));
+    const { url, eventTypes } = req.body as WebhookInput;
+    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url, eventTypes));
   });
 
   router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {

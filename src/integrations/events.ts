@@ -1,10 +1,10 @@
-import type { Event, Report } from '../api-types.js';
+import type { Event, EventType, Report } from '../api-types.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
  * Events (migration 18): each webhook that was due, kept with where its delivery stands. An event is
- * recorded in the commit that publishes its report; the feed shows events in the order of the
+ * recorded in the commit of what it tells of (a publish, a start: event-types.ts); the feed shows events in the order of the
  * transactions that recorded them, and only those of transactions older than every transaction still
  * running (`pg_snapshot_xmin`): a transaction still running, or one to come, can only add events after
  * every event shown, so a reader following the feed never misses one, whatever commits at once.
@@ -15,12 +15,13 @@ export type DeliveryStatus = Event['delivery']['status'];
 /** Where each company's feed may be shown up to: the events of transactions that can no longer add one before them. */
 const SETTLED = 'e.feed_xid < pg_snapshot_xmin(pg_current_snapshot())';
 
-const EVENT_COLUMNS = `e.id, ${isoTimestamp('e.created_at')} AS "createdAt", e.payload, e.status,
+const EVENT_COLUMNS = `e.id, e.type, ${isoTimestamp('e.created_at')} AS "createdAt", e.payload, e.status,
   e.attempts, ${isoTimestamp('e.last_attempt_at')} AS "lastAttemptAt",
   ${isoTimestamp('e.next_attempt_at')} AS "nextAttemptAt", e.last_error AS "lastError"`;
 
 interface EventRow {
   id: string;
+  type: EventType;
   createdAt: string;
   payload: string;
   status: DeliveryStatus;
@@ -32,7 +33,7 @@ interface EventRow {
 
 const toEvent = (row: EventRow): Event => ({
   id: row.id,
-  type: 'report.published',
+  type: row.type,
   createdAt: row.createdAt,
   report: JSON.parse(row.payload) as Report,
   delivery: {
@@ -47,10 +48,11 @@ const toEvent = (row: EventRow): Event => ({
 /** A new event: its id is the webhook-id of every attempt; `pending` ones are due at once until an attempt settles them. */
 export interface NewEvent {
   id: string;
+  type: EventType;
   reportId: string;
   /** The integration it is for: it is never sent once that integration is revoked. */
   integrationId: string;
-  /** The report as published, as the webhook sends it. */
+  /** The report as the event's webhook carries it (JSON): each attempt's body is made from it by the type. */
   payload: string;
   status: 'pending' | 'none' | 'failed';
   lastError?: string;
@@ -58,12 +60,12 @@ export interface NewEvent {
   lease?: string;
 }
 
-/** Records an event, in the caller's transaction (the publish's); answers when it is due (pending only). */
+/** Records an event, in the caller's transaction (the publish's, the start's); returns when it is due (pending only). */
 export async function recordEvent(db: Queryable, companyId: string, event: NewEvent): Promise<string | null> {
   const { rows } = await db.query<{ due: string | null }>(
     `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, next_attempt_at,
-                                 last_error, lease)
-     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 'pending' THEN clock_timestamp() END, $7, $8)
+                                 last_error, lease, type)
+     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 'pending' THEN clock_timestamp() END, $7, $8, $9)
      RETURNING ${isoTimestamp('next_attempt_at')} AS due`,
     [
       companyId,
@@ -74,6 +76,7 @@ export async function recordEvent(db: Queryable, companyId: string, event: NewEv
       event.status,
       event.lastError ?? '',
       event.lease ?? null,
+      event.type,
     ],
   );
   return rows[0]!.due;

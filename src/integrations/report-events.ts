@@ -1,0 +1,26 @@
+import type { EventType } from '../api-types.js';
+import type { PublishState } from '../reports/index.js';
+import type { IntegrationWebhook } from './settings.js';
+
+/**
+ * Whether a report's event is due, for every type alike: the one place that decides it (a publish adds
+ * the inspector's confirmation and its first attempt, publish-without-attempt.ts).
+ */
+
+/** Where the report came from: the integration that created it (null in the application) and its service. */
+export type EventSource = Pick<PublishState, 'integrationId' | 'fromRestService'>;
+
+/** Why no event of a type is due for a report. */
+export type NoEvent = 'created_in_application' | 'integration_revoked' | 'not_subscribed';
+
+/** openapi.yaml's rule (Event): an event is due only for an API report of a live integration that receives its type. */
+export function whyNoEvent(source: EventSource, webhook: IntegrationWebhook, type: EventType): NoEvent | undefined {
+  if (source.integrationId === null || source.fromRestService === '') return 'created_in_application';
+  if (webhook.integrationRevoked) return 'integration_revoked';
+  if (!webhook.eventTypes.includes(type)) return 'not_subscribed';
+  return undefined;
+}
+
+/** Whether there is an address to call: without one, a due event is recorded for the feed only (`none`). */
+export const hasAddress = (webhook: IntegrationWebhook): boolean =>
+  webhook.webhookUrl !== null && webhook.webhookSecrets.length > 0;
