@@ -149,10 +149,13 @@ export interface paths {
         /**
          * Start a sandbox report, as an inspector applying a template
          * @description Does to a sandbox report what an inspector applying a template does to a live one: a `new` report
-         *     becomes `in_progress`; a report already in progress is answered unchanged; a published report
-         *     cannot be started (409). The operation takes no body: send none, or `Content-Length: 0`. A JSON body
-         *     is read, within the body budgets, and ignored; a body of another type, or with no `Content-Type`, is
-         *     415, and one over 1 MiB 413, and nothing changes.
+         *     becomes `in_progress`, and when the sandbox's `eventTypes` include `report.started`, its
+         *     `reportStarted` webhook is recorded as an event in the same commit and sent to the sandbox's
+         *     address in the background (the answer does not wait for it); a report already in progress is
+         *     answered unchanged and sends nothing; a published report cannot be started (409). The operation
+         *     takes no body: send none, or `Content-Length: 0`. A JSON body is read, within the body budgets,
+         *     and ignored; a body of another type, or with no `Content-Type`, is 415, and one over 1 MiB 413,
+         *     and nothing changes.
          *
          *     Only with a test key (`irk_test_…`): a live key gets 403 and changes nothing.
          */
@@ -181,7 +184,8 @@ export interface paths {
          *
          *     The `reportPublished` webhook is due only when all hold: `notifyIntegration` is `true`, the
          *     sandbox has a webhook address, and the integration that created the report has not been revoked
-         *     since. When due, it is sent before this call answers, to the sandbox's address, signed with the
+         *     since and receives `report.published` (the sandbox's `eventTypes`, which include it unless the
+         *     company chose otherwise). When due, it is sent before this call answers, to the sandbox's address, signed with the
          *     sandbox's secret (both secrets during a rotation's overlap): the exact request a live publish
          *     sends (the same body, the same Standard Webhooks headers, no `webhook-test`), written to the
          *     company's delivery log. A 2xx from your receiver publishes the report (`webhook.outcome: sent`,
@@ -242,16 +246,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The events of your reports being published, oldest first
-         * @description Every `reportPublished` webhook that was due for your company (your world: a test key sees its
-         *     sandbox's events only), oldest first, in the order they joined the feed, whether or not it was
-         *     delivered: a receiver that was down, or no receiver at all, can catch up here. Keep the id of the
-         *     last event the feed listed and ask for the events `after` it: following the feed, you never miss an
-         *     event and never see one twice, also while reports are published at once on several servers (an
-         *     event joins the feed a moment after its publish has committed, at the end of the feed; `createdAt`
-         *     may lag the feed's order by a publish's commit). Resume from the feed's own ids, not from a
-         *     webhook's `webhook-id`: an event you were sent may not be in the feed yet (its publish is still being
-         *     recorded), and such an `after` is refused with 400 rather than skip the events before it.
+         * The events of your reports being published or started, oldest first
+         * @description Every webhook that was due for your company, of every type (`type`: `report.published`,
+         *     `report.started`), for your world (a test key sees its sandbox's events only), oldest first, in
+         *     the order they joined the feed, whether or not it was delivered: a receiver that was down, or no
+         *     receiver at all, can catch up here. Keep the id of the last event the feed listed and ask for the
+         *     events `after` it: following the feed, you never miss an event and never see one twice, also
+         *     while reports are published at once on several servers (an event joins the feed a moment after
+         *     its publish or start has committed, at the end of the feed; `createdAt` may lag the feed's order
+         *     by a commit). Resume from the feed's own ids, not from a webhook's `webhook-id`: an event you were
+         *     sent may not be in the feed yet (its publish is still being recorded), and such an `after` is
+         *     refused with 400 rather than skip the events before it.
          *
          *     Keyset paging, the body a plain array: when more events follow, the `Link` header gives the next
          *     page (`</events?limit=20&after=<id>>; rel="next"`). Events are kept 30 days, but your last event in
@@ -419,12 +424,19 @@ export interface paths {
         get?: never;
         /**
          * Set the webhook address
-         * @description Sets the HTTPS address that the `reportPublished` webhook is sent to, on the company's REST API
-         *     integration (starting one when none is active). Every call generates a new signing secret
-         *     (`whsec_…`), which replaces the previous ones at once, with no overlap: from this call on,
-         *     deliveries carry only the new signature (a secret still in a rotation's overlap stops signing
-         *     too). To change the secret of a receiver that stays, without a moment where its signature
-         *     check fails, rotate it instead (`POST /internal/companies/{companyId}/webhook/secret`).
+         * @description Sets the HTTPS address that the webhooks are sent to, on the company's REST API integration
+         *     (starting one when none is active), and, with `eventTypes`, which types of events the integration
+         *     receives. Every call generates a new signing secret (`whsec_…`), which replaces the previous ones
+         *     at once, with no overlap: from this call on, deliveries carry only the new signature (a secret
+         *     still in a rotation's overlap stops signing too). To change the secret of a receiver that stays,
+         *     without a moment where its signature check fails, rotate it instead
+         *     (`POST /internal/companies/{companyId}/webhook/secret`).
+         *
+         *     `eventTypes` absent keeps the integration's choice (`["report.published"]` for a new integration,
+         *     as before there were other types). A new choice applies to the reports published or started from
+         *     this call on: events already recorded are delivered, retried and listed as before, whatever their
+         *     type, and a type left out is not recorded any more (a publish answers `not_sent` with reason
+         *     `not_subscribed`).
          */
         put: operations["setWebhook"];
         post?: never;
@@ -507,14 +519,16 @@ export interface paths {
         get?: never;
         /**
          * Set the sandbox's webhook address
-         * @description Sets the HTTPS address of the company's sandbox, where a sandbox publish (`POST
-         *     /sandbox/reports/{reportId}/publish`, with a test key) sends the `reportPublished` webhook, on
-         *     the company's REST API integration (starting one when none is active). The sandbox's address and
-         *     secret are its own: the live ones (`…/webhook`) are neither read nor changed, and a live publish
-         *     never goes here. Otherwise as `PUT /internal/companies/{companyId}/webhook`: every call generates
-         *     a new signing secret (`whsec_…`), which replaces the sandbox's previous ones at once, with no
-         *     overlap. To change the secret of a receiver that stays, rotate it instead
-         *     (`POST /internal/companies/{companyId}/sandbox/webhook/secret`).
+         * @description Sets the HTTPS address of the company's sandbox, where a sandbox publish or start (`POST
+         *     /sandbox/reports/{reportId}/publish` or `…/start`, with a test key) sends the `reportPublished` or
+         *     `reportStarted` webhook, on the company's REST API integration (starting one when none is active),
+         *     and, with `eventTypes`, the event types the sandbox receives. The sandbox's address, secret and
+         *     event types are its own: the live ones (`…/webhook`) are neither read nor changed, and a live
+         *     event never goes here. Otherwise as `PUT /internal/companies/{companyId}/webhook`: every call
+         *     generates a new signing secret (`whsec_…`), which replaces the sandbox's previous ones at once,
+         *     with no overlap; `eventTypes` absent keeps the sandbox's choice (`["report.published"]` at first),
+         *     and a new choice applies to the events recorded from then on. To change the secret of a receiver
+         *     that stays, rotate it instead (`POST /internal/companies/{companyId}/sandbox/webhook/secret`).
          */
         put: operations["setSandboxWebhook"];
         post?: never;
@@ -693,7 +707,7 @@ export interface paths {
         put?: never;
         /**
          * Start a report (apply a template)
-         * @description Moves a `new` report to `in_progress`; a report already in progress is answered unchanged. The operation takes no body: send none, or `Content-Length: 0`. A JSON body is read, within the body budgets, and ignored; a body of another type, or with no `Content-Type`, is 415, and one over 1 MiB 413, and nothing changes.
+         * @description Moves a `new` report to `in_progress`; a report already in progress is answered unchanged. When the report was created through the partner API and its integration, not revoked, receives `report.started` (`eventTypes`), the `reportStarted` webhook is recorded as an event in the same commit (delivery `none` without a webhook address) and sent in the background: the answer does not wait for the receiver. The operation takes no body: send none, or `Content-Length: 0`. A JSON body is read, within the body budgets, and ignored; a body of another type, or with no `Content-Type`, is 415, and one over 1 MiB 413, and nothing changes.
          */
         post: operations["startReport"];
         delete?: never;
@@ -722,8 +736,9 @@ export interface paths {
          *     (a re-publish) updates `publishedUrl`.
          *
          *     The `reportPublished` webhook is due only when all hold: the report was created through the
-         *     partner API, the integration that created it has not been revoked since, the company has a
-         *     webhook address, and `notifyIntegration` is `true`. When due, it is sent before this call
+         *     partner API, the integration that created it has not been revoked since and receives
+         *     `report.published` (its `eventTypes`), the company has a webhook address, and
+         *     `notifyIntegration` is `true`. When due, it is sent before this call
          *     answers: a 2xx from the receiver publishes the report (`outcome: sent`); any failure (network
          *     error, timeout, TLS error, non-2xx including redirects, refused address) answers 502 naming
          *     the cause and leaves the report as it was. Call again to retry (the retry carries the same
@@ -934,8 +949,11 @@ export interface webhooks {
          * A report created through this API was published
          * @description Sent when an inspector publishes a report that was created through this API and confirms that
          *     the integration should be notified, provided a webhook address is set and the integration that
-         *     created the report has not been revoked since; and by a sandbox publish (see **Sandbox
-         *     publishes** below). The service sends one `POST` to your HTTPS
+         *     created the report has not been revoked since and receives this type (its `eventTypes` include
+         *     `report.published`, as they do unless the inspection company chose otherwise); and by a sandbox
+         *     publish (see **Sandbox publishes** below). Its body is the report itself; the header
+         *     `webhook-event-type: report.published` tells it from the other types of events (see
+         *     `reportStarted`). The service sends one `POST` to your HTTPS
          *     address and waits a bounded time for the complete answer: 10 seconds, unless the service's
          *     operator set another limit (a failure past it reads `no complete answer within <n> ms`, naming
          *     the limit in force). Redirects are not followed.
@@ -989,6 +1007,40 @@ export interface webhooks {
          *     the sandbox's address, nor a sandbox publish to the live one.
          */
         post: operations["reportPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reportStarted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A report created through this API was started
+         * @description Sent when an inspector starts a report that was created through this API (it leaves `new` for
+         *     `in_progress`), provided the integration that created the report has not been revoked since and
+         *     receives this type: its `eventTypes` include `report.started` (they hold only `report.published`
+         *     unless the inspection company chose otherwise). A sandbox start (`POST
+         *     /sandbox/reports/{reportId}/start` with a test key) sends it to the sandbox's own address when the
+         *     sandbox's `eventTypes` include it.
+         *     Starting a report that is already in progress sends nothing.
+         *
+         *     The event is recorded in the commit that starts the report, also when no webhook address is set
+         *     (delivery status `none`: the feed is how you learn of it), and the service sends it in the
+         *     background: the start never waits for your receiver. Everything else is as for `reportPublished`:
+         *     the same Standard Webhooks headers and signature (secret rotation included), the same time limit,
+         *     no redirects, the same automatic retries and what your answer means, the same `GET /events` feed
+         *     and `POST /events/{eventId}/redeliver`. Tell the types apart by the `webhook-event-type` header,
+         *     or by the body's `type` (the signature covers the body, not the header).
+         */
+        post: operations["reportStarted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1196,16 +1248,24 @@ export interface components {
         HttpsUrl: string;
         WebhookInput: {
             url: components["schemas"]["HttpsUrl"];
+            /**
+             * @description The event types sent to this address. Absent: the integration's choice stays as it is
+             *     (`["report.published"]` for an integration this call starts).
+             */
+            eventTypes?: components["schemas"]["EventTypes"];
         };
         WebhookSettings: {
             url: string;
             secret: components["schemas"]["WebhookSecret"];
+            eventTypes: components["schemas"]["EventTypes"];
         };
-        /** @description The signing secret of the `reportPublished` webhook (`whsec_` and base64 of 32 random bytes). */
+        /** @description The signing secret of the webhooks (`whsec_` and base64 of 32 random bytes). */
         WebhookSecret: string;
         Integration: {
             /** @description `false` when no integration was started or the last one was revoked. */
             active: boolean;
+            /** @description The event types the integration receives; without an active integration, those a new one starts with. */
+            eventTypes: components["schemas"]["EventTypes"];
             /**
              * @description `disabled` once the address answered `410 Gone`, or failed every attempt for
              *     `WEBHOOK_DISABLE_AFTER` (5 days by default) without a break: no attempt goes to it, and the
@@ -1323,11 +1383,12 @@ export interface components {
                 /**
                  * @description Why no webhook was due: `not_requested` (`notifyIntegration` was false),
                  *     `created_in_application` (not an API report), `integration_revoked` (the integration
-                 *     that created the report was revoked), `no_webhook_address` (the event is recorded all
+                 *     that created the report was revoked), `not_subscribed` (the integration's `eventTypes`
+                 *     leave out `report.published`), `no_webhook_address` (the event is recorded all
                  *     the same, with delivery status `none`, for the partner's `/events` feed).
                  * @enum {string}
                  */
-                reason: "not_requested" | "created_in_application" | "integration_revoked" | "no_webhook_address";
+                reason: "not_requested" | "created_in_application" | "integration_revoked" | "not_subscribed" | "no_webhook_address";
                 /** @description With `no_webhook_address` only, the event recorded for the feed. */
                 eventId?: string;
             };
@@ -1346,10 +1407,15 @@ export interface components {
         /** @description ISO 8601 in UTC with milliseconds. */
         Timestamp: string;
         /**
-         * @description A `reportPublished` webhook that was due: recorded in the commit that published the report, when
-         *     the report came in through the partner API, its integration was not revoked since, and the
-         *     inspector confirmed the notification (also when no webhook address is set: then nobody is
-         *     called, and the feed is how you learn of it). Kept 30 days (`EVENT_RETENTION`).
+         * @description A webhook that was due (`reportPublished` or `reportStarted`, as `type` says): recorded in the
+         *     commit that published or started the report, when the report came in through the partner API, its
+         *     integration was not revoked since and receives that type (`eventTypes`), and, for a publish, the
+         *     inspector confirmed the notification; also when no webhook address is set: then nobody is called,
+         *     and the feed is how you learn of it. Kept 30 days (`EVENT_RETENTION`).
+         *
+         *     `report` is the report as the event's webhook carries it: for `report.published`, as published
+         *     (`status` `published`, with `publishedUrl`); for `report.started`, as started (`status`
+         *     `in_progress`).
          */
         Event: {
             /**
@@ -1357,11 +1423,36 @@ export interface components {
              * @example msg_2YjVw7tq1H0y8b3kGc9ZQA
              */
             id: string;
-            /** @constant */
-            type: "report.published";
+            type: components["schemas"]["EventType"];
             createdAt: components["schemas"]["Timestamp"];
             report: components["schemas"]["Report"];
             delivery: components["schemas"]["EventDelivery"];
+        };
+        /**
+         * @description What happened to a report created through the partner API: `report.published` (an inspector
+         *     published it and confirmed the notification: the `reportPublished` webhook) or `report.started`
+         *     (an inspector started it, so it left `new`: the `reportStarted` webhook). More types may come;
+         *     an integration receives only the types it chose (`eventTypes`).
+         * @example report.started
+         * @enum {string}
+         */
+        EventType: "report.published" | "report.started";
+        /**
+         * @description The event types the integration receives, each once, at least one. A new integration receives
+         *     `["report.published"]`, as every integration did before there were other types. The choice
+         *     applies to events recorded from then on: events already recorded keep their delivery (their
+         *     retries and redeliveries included), whatever their type.
+         * @example [
+         *       "report.published",
+         *       "report.started"
+         *     ]
+         */
+        EventTypes: components["schemas"]["EventType"][];
+        /** @description The body of the `reportStarted` webhook. */
+        ReportStartedBody: {
+            /** @constant */
+            type: "report.started";
+            report: components["schemas"]["Report"];
         };
         EventDelivery: {
             /**
@@ -1809,6 +1900,22 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Identifier of the message, the event's id (`GET /events/{eventId}`); the same on every attempt of one event (retries by the inspector or by the service, redeliveries), new for every later event (a later publish of the same report included).
+         * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was sent, in Unix seconds.
+         * @example 1773497109
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`. During a
+         *     secret rotation's overlap, two such signatures separated by a space, the new secret's first.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
         /** @description The company's `id`. An unknown or malformed id gives 404. */
         CompanyId: string;
         /**
@@ -2897,14 +3004,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://crm.example.com/hooks/inspections"
+                 *       "url": "https://crm.example.com/hooks/inspections",
+                 *       "eventTypes": [
+                 *         "report.published",
+                 *         "report.started"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookInput"];
             };
         };
         responses: {
-            /** @description The address and its new signing secret. */
+            /** @description The address, its new signing secret and the event types sent to it. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2915,7 +3026,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSettings"];
                 };
             };
-            /** @description The address is not an absolute `https://` URL, or the body is invalid. */
+            /**
+             * @description The address is not an absolute `https://` URL, `eventTypes` names a type that does not exist,
+             *     names one twice or none at all, or the body is otherwise invalid.
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2923,11 +3037,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "url must be an absolute https:// URL"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3104,14 +3213,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://crm.example.com/hooks/inspections"
+                 *       "url": "https://crm.example.com/hooks/inspections",
+                 *       "eventTypes": [
+                 *         "report.published",
+                 *         "report.started"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookInput"];
             };
         };
         responses: {
-            /** @description The address and its new signing secret. */
+            /** @description The address, its new signing secret and the event types sent to it. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3122,7 +3235,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSettings"];
                 };
             };
-            /** @description The address is not an absolute `https://` URL, or the body is invalid. */
+            /**
+             * @description The address is not an absolute `https://` URL, `eventTypes` names a type that does not exist,
+             *     names one twice or none at all, or the body is otherwise invalid.
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3130,11 +3246,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "url must be an absolute https:// URL"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -4021,21 +4132,26 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Identifier of the message, the event's id (`GET /events/{eventId}`); the same on every attempt of one publish's webhook (retries by the inspector or by the service, redeliveries), new for every later publish.
+                 * @description Identifier of the message, the event's id (`GET /events/{eventId}`); the same on every attempt of one event (retries by the inspector or by the service, redeliveries), new for every later event (a later publish of the same report included).
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was sent, in Unix seconds.
                  * @example 1773497109
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`. During a
                  *     secret rotation's overlap, two such signatures separated by a space, the new secret's first.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description The event's type, so a receiver of several types tells them apart before reading the body.
+                 * @example report.published
+                 */
+                "webhook-event-type": "report.published";
                 /**
                  * @description `true` on a test delivery, whose body is a sample report that exists nowhere; absent on a real publish.
                  * @example true
@@ -4080,6 +4196,85 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["Report"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery; the response body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Identifier of the message, the event's id (`GET /events/{eventId}`); the same on every attempt of one event (retries by the inspector or by the service, redeliveries), new for every later event (a later publish of the same report included).
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in Unix seconds.
+                 * @example 1773497109
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`. During a
+                 *     secret rotation's overlap, two such signatures separated by a space, the new secret's first.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description The event's type, so a receiver of several types tells them apart before reading the body.
+                 * @example report.started
+                 */
+                "webhook-event-type": "report.started";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The event's type and the report as it was once started, in the shape of `GET /reports/{reportId}`:
+         *     `status` is `in_progress` and `publishedUrl` is `""`.
+         */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "report.started",
+                 *       "report": {
+                 *         "id": "5b0c6e2e-8f9a-4d55-9d4e-0c1f8e6f2a10",
+                 *         "address": "12 Elm Street, Springfield, IL 62701",
+                 *         "clientName": "Jordan Smith, Casey Smith",
+                 *         "clientEmail": "jordan@example.com, casey@example.com",
+                 *         "clientPhone": "+1 555 0100",
+                 *         "agentName": "Riley Agent",
+                 *         "agentEmail": "riley@example.com",
+                 *         "agentPhone": "+1 555 0199",
+                 *         "inspectorName": "Dana Inspector",
+                 *         "inspectorEmail": "dana@example.com",
+                 *         "inspectorNotes": "Gate code 4321. Dog in the back yard.",
+                 *         "inspectionDate": "2026-03-14T00:00:00.000Z",
+                 *         "fromRestService": "Acme CRM",
+                 *         "restId": "crm-48213",
+                 *         "publishedUrl": "",
+                 *         "status": "in_progress",
+                 *         "yearBuilt": "1987",
+                 *         "squareFeet": "2150",
+                 *         "invoiceItems": [
+                 *           "Home inspection: $450.00",
+                 *           "Radon test: $150.00"
+                 *         ],
+                 *         "createdAt": "2026-03-01T14:05:09.123Z",
+                 *         "updatedAt": "2026-03-14T08:02:41.517Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportStartedBody"];
             };
         };
         responses: {

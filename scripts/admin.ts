@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import createClient from 'openapi-fetch';
-import type { paths } from '../generated/api.js';
+import type { components, paths } from '../generated/api.js';
 
 const CREDENTIALS_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.data/credentials.json');
 
@@ -22,11 +22,13 @@ const USAGE = `Usage: npm run admin -- <command> [arguments]
   create-key <companyId> [--test]                → {id, key, mode, prefix, createdAt}  (the key is shown only now)
   list-keys <companyId>                          (live and test keys: mode tells them apart)
   revoke-key <companyId> <keyId>
-  set-webhook <companyId> <https-url> [--test]   → {url, secret}  (a new secret every time, no overlap)
+  set-webhook <companyId> <https-url> [--events TYPES] [--test]
+                                                 → {url, secret, eventTypes}  (a new secret every time, no overlap;
+                                                   TYPES: report.published,report.started; without --events they stay)
   test-webhook <companyId> [--test]              → {outcome, deliveryId, status}  (a signed sample report, webhook-test: true)
   rotate-secret <companyId> [--overlap SECONDS] [--test]
                                                  → {secret, previousSecretExpiresAt}  (the old secret signs too until then; default 86400)
-  integration <companyId>                        → {active, webhookUrl, secret, previousSecretExpiresAt, keys}
+  integration <companyId>                        → {active, webhookUrl, secret, previousSecretExpiresAt, eventTypes, keys}
   revoke-integration <companyId>                 (deletes every key, live and test, and both webhook addresses)
   start <companyId> <reportId>
   publish <companyId> <reportId> <publishedUrl> [--no-notify]
@@ -85,8 +87,12 @@ const COMMANDS: Record<string, [number, Command]> = {
   ],
   'set-webhook': [
     2,
-    (c, [id, url], test) => {
-      const request = { ...company(id!), body: { url: url! } };
+    (c, [id, url, flag, types], test) => {
+      if (flag !== undefined && (flag !== '--events' || types === undefined))
+        throw new UsageError('set-webhook takes --events TYPE[,TYPE…]');
+      // The service checks the names and answers 400 naming the field.
+      const eventTypes = types?.split(',') as components['schemas']['EventType'][] | undefined;
+      const request = { ...company(id!), body: { url: url!, ...(eventTypes && { eventTypes }) } };
       return test
         ? c.PUT('/internal/companies/{companyId}/sandbox/webhook', request)
         : c.PUT('/internal/companies/{companyId}/webhook', request);

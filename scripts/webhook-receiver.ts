@@ -8,6 +8,8 @@
  * During a secret rotation, WEBHOOK_SECRET takes several secrets separated by commas (the new one
  * and the old one, in any order): a request is accepted when one of them verifies it, and the
  * receiver prints which. RECEIVER_PORT changes the port (default 4443; 0 picks a free one).
+ * The webhook-event-type header tells the event's type: a publish's body is the report itself, a
+ * start's carries it in `report` beside its `type`.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -65,13 +67,14 @@ async function main(): Promise<void> {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('signature does not verify');
         return;
       }
-      const { report, index } = verified;
+      const { payload, index } = verified;
       const id = String(req.headers['webhook-id']);
       const repeat = seen.has(id) ? ' (a retry of a message already received: de-duplicate on webhook-id)' : '';
       seen.add(id);
       const kind = req.headers['webhook-test'] === 'true' ? 'test delivery, sample ' : '';
       const which = secrets.length > 1 ? ` with secret ${index + 1} of ${secrets.length} in WEBHOOK_SECRET` : '';
-      console.log(`✔ verified ${id}${which}${repeat}: ${kind}report ${report.id} published at ${report.publishedUrl}`);
+      const { report, what } = told(String(req.headers['webhook-event-type']), payload);
+      console.log(`✔ verified ${id}${which}${repeat}: ${kind}report ${report.id} ${what}`);
       console.log(JSON.stringify(report, null, 2));
       res.writeHead(204).end();
     });
@@ -82,14 +85,29 @@ async function main(): Promise<void> {
   });
 }
 
-type Verified = { report: { id: string; publishedUrl: string }; index: number } | { why: string };
+interface Report {
+  id: string;
+  publishedUrl: string;
+}
+
+type Verified = { payload: unknown; index: number } | { why: string };
+
+/** What a verified request tells, by its type: the report, and what happened to it. */
+function told(type: string, payload: unknown): { report: Report; what: string } {
+  if (type === 'report.published') {
+    const report = payload as Report;
+    return { report, what: `published at ${report.publishedUrl}` };
+  }
+  const { report } = payload as { report: Report };
+  return { report, what: type === 'report.started' ? 'started' : `(${type})` };
+}
 
 /** The first secret whose signature is among the request's (one per secret in force at the sender). */
 function verifyWithAny(webhooks: Webhook[], body: string, headers: Record<string, string>): Verified {
   let why = 'no secret given';
   for (const [index, webhook] of webhooks.entries()) {
     try {
-      return { report: webhook.verify(body, headers) as { id: string; publishedUrl: string }, index };
+      return { payload: webhook.verify(body, headers), index };
     } catch (err) {
       why = err instanceof WebhookVerificationError ? err.message : String(err);
     }

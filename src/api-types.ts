@@ -32,6 +32,7 @@ export type PublishResult = Schemas['PublishResult'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WhenDeliveryFails = Schemas['WhenDeliveryFails'];
 export type Event = Schemas['Event'];
+export type EventType = Schemas['EventType'];
 export type RecoverInput = Schemas['RecoverInput'];
 export type RecoverResult = Schemas['RecoverResult'];
 export type ListEventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;

@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
 import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
-import { listDeliveries, notificationApplies, publishReport } from '../integrations/index.js';
-import { findForCompany, reportNotFound, startReport, type PublishPrecondition } from '../reports/index.js';
+import { listDeliveries, notificationApplies, publishReport, startReport } from '../integrations/index.js';
+import { findForCompany, reportNotFound, type PublishPrecondition } from '../reports/index.js';
 import { companyOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';

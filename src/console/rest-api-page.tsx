@@ -102,23 +102,27 @@ function keyRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
   });
 }
 
-/** "Save", "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
+/** "Save" (address and event types), "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
 function webhookRoutes(router: Router, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
   const path = `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
   const showWith = (res: Response, status: number, state: WebhookState) =>
     show(res, status, { webhook: { [world]: state } });
   const ownerOf = async (company: Company) => (world === 'live' ? company.id : sandboxOf(db, company.id));
 
+  // The address and the event types together, as PUT …/webhook takes them; no box ticked is no type.
   router.post(path, async (req, res) => {
     const company = companyOf(res.locals);
+    const { eventTypes = [] } = req.body as { eventTypes?: string | string[] };
+    const input = { ...(req.body as object), eventTypes: ([] as string[]).concat(eventTypes) };
     const result = await forms.act<WebhookInput, unknown>(
       'WebhookInput',
-      req.body,
-      async ({ url }) => saveWebhook(db, await ownerOf(company), url),
+      input,
+      async ({ url, eventTypes }) => saveWebhook(db, await ownerOf(company), url, eventTypes),
       () => 'url',
     );
     if ('value' in result) return res.redirect(303, base(company.id));
-    await showWith(res, result.status, { values: formValues(req.body), errors: result.errors });
+    const values = formValues(req.body);
+    await showWith(res, result.status, { values, eventTypes: input.eventTypes, errors: result.errors });
   });
 
   // The secret is shown on this answer only (a POST: never in a URL, never kept by a cache).

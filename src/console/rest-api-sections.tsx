@@ -1,4 +1,5 @@
 import type { Company, IntegrationView } from '../api-types.js';
+import { DEFAULT_EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import {
@@ -7,6 +8,7 @@ import {
   cut,
   DELIVERIES_SHOWN,
   EXCERPT_SHOWN,
+  EventTypesField,
   HEADINGS,
   KeysSection,
   TestOutcome,
@@ -101,6 +103,11 @@ export function WebhookSection({
           type="url"
           value={state?.values?.url ?? address ?? ''}
           errors={state?.errors}
+        />
+        <EventTypesField
+          form={id}
+          chosen={state?.eventTypes ?? view?.eventTypes ?? DEFAULT_EVENT_TYPES}
+          error={state?.errors?.eventTypes}
         />
         <button type="submit">Save</button>
       </form>

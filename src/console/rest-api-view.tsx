@@ -1,4 +1,5 @@
-import type { ApiKeySummary, Company, CreatedKey, IntegrationView, WebhookDelivery } from '../api-types.js';
+import type { ApiKeySummary, Company, CreatedKey, EventType, IntegrationView, WebhookDelivery } from '../api-types.js';
+import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, FormError } from './form.js';
 import type { FieldErrors } from './schema-check.js';
 
@@ -15,6 +16,8 @@ export const HEADINGS: Record<World, string> = { live: 'Live webhook', sandbox: 
 /** What one webhook section shows besides its settings: a refusal, a revealed secret, a test's outcome. */
 export interface WebhookState {
   values?: Record<string, string>;
+  /** The event types a refused form chose, to show them again. */
+  eventTypes?: string[];
   errors?: FieldErrors;
   secret?: string;
   test?: { ok: boolean; status: number; message: string; delivery?: WebhookDelivery };
@@ -132,6 +135,27 @@ function KeyTable({ companyId, keys }: { companyId: string; keys: ApiKeySummary[
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The event types a webhook receives: one checkbox each, named as the catalogue names them. */
+export function EventTypesField({ form, chosen, error }: { form: string; chosen: readonly string[]; error?: string }) {
+  const errorId = `${form}-eventTypes-error`;
+  return (
+    <fieldset class="choices" aria-describedby={error ? errorId : undefined}>
+      <legend>Event types sent</legend>
+      {EVENT_TYPE_NAMES.map((type: EventType) => (
+        <label key={type}>
+          <input type="checkbox" name="eventTypes" value={type} checked={chosen.includes(type)} /> <code>{type}</code>:{' '}
+          {EVENT_TYPES[type].label}
+        </label>
+      ))}
+      {error && (
+        <p id={errorId} class="field-error">
+          {error}
+        </p>
+      )}
+    </fieldset>
   );
 }
 

@@ -5,6 +5,7 @@ import type {
   IntegrationView,
   PublishInput,
   PublishResult,
+  Report,
   SecretRotation,
   SecretRotationInput,
   WebhookDelivery,
@@ -21,6 +22,7 @@ import { createKey, listKeys, revokeIntegration } from './api-keys.js';
 import { listDeliveries } from './deliveries.js';
 import type { Notifier } from './notifier.js';
 import { publishReport, type PublishDelivery } from './publish.js';
+import { startReport } from './start.js';
 import { applicationEventsRoutes } from './events-routes.js';
 import { revokeCompanyKey, rotateWebhookSecret, saveWebhook } from './integration-actions.js';
 import { readIntegration } from './settings.js';
@@ -28,8 +30,8 @@ import { sendTestDelivery } from './test-delivery.js';
 
 /**
  * The application's side of a company's REST API integration (x-internal in openapi.yaml; requireAppToken
- * guards /internal): API keys, the webhook's address and secret, test deliveries, the delivery log, and
- * publishing a report, which sends the reportPublished webhook.
+ * guards /internal): API keys, the webhook's address, secret and event types, test deliveries, the
+ * delivery log, and starting and publishing a report, which record their events (event-types.ts).
  */
 export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router {
   const { notifier } = delivery;
@@ -38,7 +40,7 @@ export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router 
   keyRoutes(router, db);
   webhookRoutes(router, db, notifier, 'webhook', itself, 'the company');
   webhookRoutes(router, db, notifier, 'sandbox/webhook', sandboxOf, 'the sandbox');
-  publishRoutes(router, db, delivery);
+  reportRoutes(router, db, delivery);
   applicationEventsRoutes(router, db);
 
   router.get(`${COMPANY}/integration`, async (req, res: Response<IntegrationView>) => {
@@ -74,11 +76,11 @@ function keyRoutes(router: Router, db: Pool): void {
 type Owner = (db: Pool, companyId: string) => Promise<string>;
 const itself: Owner = async (_db, companyId) => companyId;
 
-/** The webhook's address and secret and a test delivery, of the company (`webhook`) or of its sandbox. */
+/** The webhook's address, secret and event types and a test delivery, of the company (`webhook`) or of its sandbox. */
 function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner, whose: string): void {
   router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
-    const { url } = req.body as WebhookInput;
-    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url));
+    const { url, eventTypes } = req.body as WebhookInput;
+    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url, eventTypes));
   });
 
   router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {
@@ -91,8 +93,13 @@ function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: strin
   });
 }
 
-/** Publishing a report (which sends the webhook), and the delivery log. */
-function publishRoutes(router: Router, db: Pool, delivery: PublishDelivery): void {
+/** Starting and publishing a report (each may record its event), and the delivery log. */
+function reportRoutes(router: Router, db: Pool, delivery: PublishDelivery): void {
+  router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
+    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
+    res.json(await startReport(db, companyId, reportId));
+  });
+
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const result = await publishReport(db, delivery, companyId, reportId, req.body as PublishInput);

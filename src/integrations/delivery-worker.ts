@@ -8,6 +8,7 @@ import { eventTarget } from './settings.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { FailingAddresses } from './failing-addresses.js';
 import { takeDueEvents, type Due } from './due-events.js';
+import { webhookBody } from './event-types.js';
 
 export interface DeliveryWorkerOptions {
   db: Pool;
@@ -188,7 +189,8 @@ export class DeliveryWorker {
       url: target.url,
       secrets: target.secrets,
       webhookId: event.id,
-      payload: event.payload,
+      type: event.type,
+      payload: webhookBody(event.type, event.payload),
     });
     const settled = await withTransaction(db, async (tx) => {
       await completeAttempt(tx, event.companyId, deliveryId, attempt);

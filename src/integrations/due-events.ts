@@ -1,3 +1,4 @@
+import type { EventType } from '../api-types.js';
 import type { Queryable } from '../db/pool.js';
 
 /** A due event a take has leased for one attempt. */
@@ -6,6 +7,8 @@ export interface Due {
   id: string;
   reportId: string;
   integrationId: string;
+  type: EventType;
+  /** The event's report (JSON), which the type makes the body of (event-types.ts). */
   payload: string;
   /** The lease this attempt holds: only it may settle the event. */
   lease: string;
@@ -76,7 +79,7 @@ export async function takeDueEvents(db: Queryable, take: Take): Promise<Due[]> {
     WHERE e.company_id = p.company_id AND e.id = p.id AND e.status = 'pending'
       AND (e.leased_until IS NULL OR e.leased_until < clock_timestamp())
    RETURNING e.company_id AS "companyId", e.id, e.report_id AS "reportId",
-             e.integration_id AS "integrationId", e.payload, e.lease`,
+             e.integration_id AS "integrationId", e.type, e.payload, e.lease`,
     [
       take.free,
       take.share,

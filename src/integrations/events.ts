@@ -1,23 +1,24 @@
-import type { Event, Report } from '../api-types.js';
+import type { Event, EventType, Report } from '../api-types.js';
 import { quoted } from '../core/quoted.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
  * Events (migration 18): each webhook that was due, kept with where its delivery stands. An event is
- * recorded in the commit that publishes its report (a publish's own attempt records it as it is sent,
- * `sending`, and the outcome in the commit that publishes); the feed shows events in the order of their
- * positions (feed-positions.ts).
+ * recorded in the commit of what it tells of (a publish, a start: event-types.ts; a publish's own attempt
+ * records it as it is sent, `sending`, and the outcome in the commit that publishes); the feed shows events
+ * in the order of their positions (feed-positions.ts).
  */
 
 export type DeliveryStatus = Event['delivery']['status'];
 
-const EVENT_COLUMNS = `e.id, ${isoTimestamp('e.created_at')} AS "createdAt", e.payload, e.status,
+const EVENT_COLUMNS = `e.id, e.type, ${isoTimestamp('e.created_at')} AS "createdAt", e.payload, e.status,
   e.attempts, ${isoTimestamp('e.last_attempt_at')} AS "lastAttemptAt",
   ${isoTimestamp('e.next_attempt_at')} AS "nextAttemptAt", e.last_error AS "lastError"`;
 
 interface EventRow {
   id: string;
+  type: EventType;
   createdAt: string;
   payload: string;
   /** `sending`: a publish's own attempt is in flight; the API shows it as pending, no next attempt due. */
@@ -30,7 +31,7 @@ interface EventRow {
 
 const toEvent = (row: EventRow): Event => ({
   id: row.id,
-  type: 'report.published',
+  type: row.type,
   createdAt: row.createdAt,
   report: JSON.parse(row.payload) as Report,
   delivery: {
@@ -45,10 +46,11 @@ const toEvent = (row: EventRow): Event => ({
 /** A new event: its id is the webhook-id of every attempt; `pending` ones are due at once until an attempt settles them. */
 export interface NewEvent {
   id: string;
+  type: EventType;
   reportId: string;
   /** The integration it is for: it is never sent once that integration is revoked. */
   integrationId: string;
-  /** The report as published, as the webhook sends it. */
+  /** The report as the event's webhook carries it (JSON): each attempt's body is made from it by the type. */
   payload: string;
   status: 'pending' | 'none' | 'failed';
   lastError?: string;
@@ -56,12 +58,12 @@ export interface NewEvent {
   lease?: string;
 }
 
-/** Records an event, in the caller's transaction (the publish's); answers when it is due (pending only). */
+/** Records an event, in the caller's transaction (the publish's, the start's); returns when it is due (pending only). */
 export async function recordEvent(db: Queryable, companyId: string, event: NewEvent): Promise<string | null> {
   const { rows } = await db.query<{ due: string | null }>(
     `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, next_attempt_at,
-                                 last_error, lease)
-     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 'pending' THEN clock_timestamp() END, $7, $8)
+                                 last_error, lease, type)
+     VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 'pending' THEN clock_timestamp() END, $7, $8, $9)
      RETURNING ${isoTimestamp('next_attempt_at')} AS due`,
     [
       companyId,
@@ -72,6 +74,7 @@ export async function recordEvent(db: Queryable, companyId: string, event: NewEv
       event.status,
       event.lastError ?? '',
       event.lease ?? null,
+      event.type,
     ],
   );
   return rows[0]!.due;
@@ -85,16 +88,16 @@ export async function recordEvent(db: Queryable, companyId: string, event: NewEv
 export async function recordSendingEvent(
   db: Queryable,
   companyId: string,
-  event: Required<Pick<NewEvent, 'id' | 'reportId' | 'integrationId' | 'payload' | 'lease'>>,
+  event: Required<Pick<NewEvent, 'id' | 'type' | 'reportId' | 'integrationId' | 'payload' | 'lease'>>,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO webhook_events (company_id, id, report_id, integration_id, payload, status, lease)
-     VALUES ($1, $2, $3, $4, $5, 'sending', $6)
+    `INSERT INTO webhook_events (company_id, id, type, report_id, integration_id, payload, status, lease)
+     VALUES ($1, $2, $3, $4, $5, $6, 'sending', $7)
      ON CONFLICT (company_id, id) DO UPDATE
        SET report_id = EXCLUDED.report_id, integration_id = EXCLUDED.integration_id, payload = EXCLUDED.payload,
            lease = EXCLUDED.lease, created_at = clock_timestamp()
        WHERE webhook_events.status = 'sending'`,
-    [companyId, event.id, event.reportId, event.integrationId, event.payload, event.lease],
+    [companyId, event.id, event.type, event.reportId, event.integrationId, event.payload, event.lease],
   );
 }
 

@@ -13,6 +13,8 @@ export { integrationsRouter } from './application-routes.js';
 export { authRouter } from './auth-route.js';
 export { createNotifier, type Notifier } from './notifier.js';
 export { publishReport, type PublishDelivery } from './publish.js';
+export { startReport } from './start.js';
+export { DEFAULT_EVENT_TYPES, EVENT_TYPE_NAMES, EVENT_TYPES } from './event-types.js';
 export { notificationApplies } from './publish-without-attempt.js';
 export { DeliveryWorker } from './delivery-worker.js';
 export type { RetryPolicy } from './event-outcomes.js';

@@ -1,4 +1,4 @@
-import type { Event, SecretRotation, WebhookSettings } from '../api-types.js';
+import type { Event, EventType, SecretRotation, WebhookSettings } from '../api-types.js';
 import { conflict, notFound } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import type { Pool, Queryable } from '../db/pool.js';
@@ -23,9 +23,13 @@ export async function revokeCompanyKey(db: Queryable, companyId: string, keyId: 
   if (!(await revokeKey(db, companyId, keyId))) throw notFound(keyNotFound(keyId));
 }
 
-/** Sets the webhook address of `ownerId` (the company or its sandbox) with a new signing secret. */
-export const saveWebhook = (db: Queryable, ownerId: string, url: string): Promise<WebhookSettings> =>
-  setWebhook(db, ownerId, url, newWebhookSecret());
+/** Sets the webhook address of `ownerId` (the company or its sandbox) with a new signing secret, and its event types when given. */
+export const saveWebhook = (
+  db: Queryable,
+  ownerId: string,
+  url: string,
+  eventTypes?: readonly EventType[],
+): Promise<WebhookSettings> => setWebhook(db, ownerId, url, newWebhookSecret(), eventTypes);
 
 /** Rotates the signing secret of `ownerId`'s webhook; 409 while it has no address (`whose` names it). */
 export async function rotateWebhookSecret(

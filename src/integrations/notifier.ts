@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
 import { webhookDeliveries } from '../platform/observability/metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
+import type { EventType } from '../api-types.js';
 import { signedHeaders } from './signing.js';
 
 /** One webhook message: where it goes, how it is signed, and the exact body. */
@@ -11,6 +12,8 @@ export interface WebhookMessage {
   /** The secrets in force, newest first: one signature each. */
   secrets: readonly string[];
   webhookId: string;
+  /** The event's type: its webhook-event-type header (the body was made by the type's row, event-types.ts). */
+  type: EventType;
   payload: string;
   /** A test delivery: sent with `webhook-test: true` so receivers can tell it from a real publish. */
   test?: boolean;
@@ -151,6 +154,7 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
     body: message.payload,
     headers: {
       'content-type': 'application/json',
+      'webhook-event-type': message.type,
       ...signedHeaders(message.secrets, message.webhookId, message.payload, at),
       ...(message.test ? { 'webhook-test': 'true' } : {}),
     },

@@ -3,7 +3,8 @@ import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { findForCompany, markPublished, publishStateOf, type PublishState } from '../reports/index.js';
 import { recordEvent } from './events.js';
-import { publishWebhook, type PublishWebhook } from './settings.js';
+import { hasAddress, whyNoEvent } from './report-events.js';
+import { integrationWebhook, type IntegrationWebhook } from './settings.js';
 
 /**
  * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its
@@ -14,7 +15,7 @@ import { publishWebhook, type PublishWebhook } from './settings.js';
  */
 
 /** What decides a publish's webhook: the report's publish state and its integration's webhook. */
-export type PublishTarget = PublishState & PublishWebhook;
+export type PublishTarget = PublishState & IntegrationWebhook;
 
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
 
@@ -30,24 +31,26 @@ export interface PublishNow {
   mode: WhenDeliveryFails;
 }
 
-/** openapi.yaml's rule (PublishResult): the webhook is due only for an API report of a live integration with an address, when confirmed. */
+/**
+ * openapi.yaml's rule (PublishResult): the webhook is due only when confirmed and its event is due
+ * (report-events.ts: an API report of a live integration that receives publishes), to an address.
+ */
 function whyNoWebhook(target: PublishTarget, notifyIntegration: boolean): NotSentReason | undefined {
   if (!notifyIntegration) return 'not_requested';
-  if (target.integrationId === null || target.fromRestService === '') return 'created_in_application';
-  if (target.integrationRevoked) return 'integration_revoked';
-  if (target.webhookUrl === null || target.webhookSecrets.length === 0) return 'no_webhook_address';
-  return undefined;
+  return whyNoEvent(target, target, 'report.published') ?? (hasAddress(target) ? undefined : 'no_webhook_address');
 }
 
 /**
  * Whether a publish of the report that confirms the notification would send the webhook now (its
- * rules above hold: an API report, its integration not revoked, a webhook address): the application
+ * rules above hold: an API report, its integration not revoked and receiving publishes, a webhook
+ * address): the application
  * asks the inspector "Notify the integration?" only then. Undefined when the company has no such report.
  */
 export async function notificationApplies(db: Queryable, companyId: string, reportId: string) {
   const state = await publishStateOf(db, companyId, reportId);
   if (!state) return undefined;
-  return whyNoWebhook({ ...state, ...(await publishWebhook(db, companyId, state.integrationId)) }, true) === undefined;
+  const webhook = await integrationWebhook(db, companyId, state.integrationId);
+  return whyNoWebhook({ ...state, ...webhook }, true) === undefined;
 }
 
 /** Publishes the report and records its event; answers the report and when the event is due (pending only). */
@@ -60,6 +63,7 @@ async function publishWithEvent(
   const report = (await findForCompany(db, companyId, reportId))!;
   const due = await recordEvent(db, companyId, {
     id: webhookId,
+    type: 'report.published',
     reportId,
     // An event is due only for a report of an integration (whyNoWebhook).
     integrationId: integrationId!,

@@ -21,8 +21,9 @@ import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
-import { publishWebhook } from './settings.js';
+import { integrationWebhook } from './settings.js';
 import { newWebhookId } from './signing.js';
+import { webhookBody } from './event-types.js';
 
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
 const CLAIM_MARGIN_MS = 5_000;
@@ -116,7 +117,7 @@ async function claim(
       if (!state) return undefined;
       if (state.publishInFlight)
         throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
-      const target = { ...state, ...(await publishWebhook(db, companyId, state.integrationId)) };
+      const target = { ...state, ...(await integrationWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const now = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
       const published = await publishIfNoAttempt(db, target, notifyIntegration, now);
@@ -136,9 +137,12 @@ async function claim(
         publishedUrl,
         updatedAt: claim.publishedAt.toISOString(),
       };
-      const message = { url, secrets: target.webhookSecrets, webhookId, payload: JSON.stringify(report) };
+      const type = 'report.published' as const;
+      const payload = webhookBody(type, JSON.stringify(report));
+      const message = { url, secrets: target.webhookSecrets, webhookId, type, payload } as const;
       const held = { integrationId: state.integrationId!, generation: target.webhookGeneration, lease: randomUUID() };
-      await recordSendingEvent(db, companyId, { id: webhookId, reportId, payload: message.payload, ...held });
+      const event = { id: webhookId, type, reportId, payload: JSON.stringify(report), ...held };
+      await recordSendingEvent(db, companyId, event);
       return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release, ...held };
     });
   } catch (err) {

@@ -3,8 +3,9 @@ import type { PublishResult, Report, SandboxPublishInput } from '../api-types.js
 import { notFound, refuse } from '../core/errors.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
-import { reportNotFound, startReport, wipeSandbox } from '../reports/index.js';
+import { reportNotFound, wipeSandbox } from '../reports/index.js';
 import { publishReport, type PublishDelivery } from './publish.js';
+import { startReport } from './start.js';
 
 /** What a sandbox publish sends when the partner names no address: one that exists nowhere. */
 const generatedUrl = (reportId: string) => `https://sandbox.invalid/reports/${encodeURIComponent(reportId)}`;
@@ -17,9 +18,9 @@ const requireTestKey: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * The inspector's part, on demand, in a company's sandbox (test keys): start a report, publish it
- * (sending the reportPublished webhook to the sandbox's own address, signed with its own secret, as a
- * live publish does), and wipe the sandbox. The key's company is the sandbox.
+ * The inspector's part, on demand, in a company's sandbox (test keys): start a report and publish it
+ * (recording their events and sending their webhooks to the sandbox's own address, signed with its own
+ * secret, as a live start or publish does), and wipe the sandbox. The key's company is the sandbox.
  */
 export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
   const router = Router();

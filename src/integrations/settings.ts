@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { listKeys } from './api-keys.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
-import type { IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
+import type { EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
+import { DEFAULT_EVENT_TYPES } from './event-types.js';
 
 /**
  * SQL of the secrets a delivery of integration `alias` signs with, newest first: the current one,
@@ -17,24 +18,28 @@ const signingSecretsSql = (alias: string): string =>
  * one when none is active; the upsert on the one-active-integration index makes that race-free.
  * The new secret replaces the previous ones at once (no overlap): a new address is a new receiver.
  * Setting it (the same address included) enables an address that was disabled and starts a new
- * generation: outcomes of attempts sent before no longer count for it.
+ * generation: outcomes of attempts sent before no longer count for it. The event types are set when
+ * given, and kept otherwise (DEFAULT_EVENT_TYPES for an integration this starts).
  */
 export async function setWebhook(
   db: Queryable,
   companyId: string,
   url: string,
   secret: string,
+  eventTypes?: readonly EventType[],
 ): Promise<WebhookSettings> {
   const { rows } = await db.query<WebhookSettings>(
-    `INSERT INTO integrations (company_id, webhook_url, webhook_secret) VALUES ($1, $2, $3)
+    `INSERT INTO integrations (company_id, webhook_url, webhook_secret, event_types)
+     VALUES ($1, $2, $3, coalesce($4::text[], $5::text[]))
      ON CONFLICT (company_id) WHERE revoked_at IS NULL
        DO UPDATE SET webhook_url = EXCLUDED.webhook_url, webhook_secret = EXCLUDED.webhook_secret,
+                     event_types = coalesce($4::text[], integrations.event_types),
                      previous_webhook_secret = NULL, previous_secret_expires_at = NULL,
                      webhook_disabled_reason = '', webhook_failing_since = NULL,
                      webhook_last_failure_at = NULL, webhook_paused_until = NULL,
                      webhook_generation = integrations.webhook_generation + 1
-     RETURNING webhook_url AS url, webhook_secret AS secret`,
-    [companyId, url, secret],
+     RETURNING webhook_url AS url, webhook_secret AS secret, event_types AS "eventTypes"`,
+    [companyId, url, secret, eventTypes ?? null, DEFAULT_EVENT_TYPES],
   );
   return rows[0]!;
 }
@@ -86,9 +91,11 @@ export async function findWebhookTarget(db: Queryable, companyId: string): Promi
   return rows[0];
 }
 
-/** What a publish needs of the integration that created its report. */
-export interface PublishWebhook {
+/** What an event of a report (its publish, its start) needs of the integration that created the report. */
+export interface IntegrationWebhook {
   integrationRevoked: boolean;
+  /** The event types the integration receives. */
+  eventTypes: EventType[];
   webhookUrl: string | null;
   /** The secrets the webhook signs with, newest first (two during a rotation's overlap); empty without one. */
   webhookSecrets: string[];
@@ -98,8 +105,9 @@ export interface PublishWebhook {
 }
 
 /** A report created in the application has no integration: nothing to revoke, nobody to call. */
-const NO_INTEGRATION: PublishWebhook = {
+const NO_INTEGRATION: IntegrationWebhook = {
   integrationRevoked: false,
+  eventTypes: [],
   webhookUrl: null,
   webhookSecrets: [],
   webhookDisabledReason: '',
@@ -107,17 +115,17 @@ const NO_INTEGRATION: PublishWebhook = {
 };
 
 /**
- * The integration's part of a publish, read in the publish's transaction after the report is locked
- * (a revocation committed before this read is seen, so the publish notifies nobody).
+ * The integration's part of a report's event, read in the transaction of the publish or start after
+ * the report is locked (a revocation committed before this read is seen, so nobody is notified).
  */
-export async function publishWebhook(
+export async function integrationWebhook(
   db: Queryable,
   companyId: string,
   integrationId: string | null,
-): Promise<PublishWebhook> {
+): Promise<IntegrationWebhook> {
   if (integrationId === null) return NO_INTEGRATION;
-  const { rows } = await db.query<PublishWebhook>(
-    `SELECT i.revoked_at IS NOT NULL AS "integrationRevoked", i.webhook_url AS "webhookUrl",
+  const { rows } = await db.query<IntegrationWebhook>(
+    `SELECT i.revoked_at IS NOT NULL AS "integrationRevoked", i.event_types AS "eventTypes", i.webhook_url AS "webhookUrl",
             ${signingSecretsSql('i')} AS "webhookSecrets", i.webhook_disabled_reason AS "webhookDisabledReason",
             i.webhook_generation AS "webhookGeneration"
        FROM integrations i WHERE i.company_id = $1 AND i.id = $2`,
@@ -150,7 +158,7 @@ export async function eventTarget(db: Queryable, companyId: string, integrationI
 /** The company's active integration as Settings > Integrations > REST API shows it. */
 export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
   const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
-    `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret,
+    `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret, event_types AS "eventTypes",
             CASE WHEN webhook_disabled_reason = '' THEN 'active' ELSE 'disabled' END AS "webhookStatus",
             webhook_disabled_reason AS "webhookDisabledReason",
             CASE WHEN previous_secret_expires_at > now()
@@ -166,6 +174,7 @@ export async function readIntegration(db: Queryable, companyId: string): Promise
     previousSecretExpiresAt: active?.previousSecretExpiresAt ?? null,
     webhookStatus: active?.webhookStatus ?? 'active',
     webhookDisabledReason: active?.webhookDisabledReason ?? '',
+    eventTypes: active?.eventTypes ?? [...DEFAULT_EVENT_TYPES],
     keys: active ? await listKeys(db, companyId) : [],
   };
 }

@@ -7,6 +7,7 @@ import { endFailureRun } from './address-health.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
 import { sampleReport } from '../reports/index.js';
 import { newWebhookId } from './signing.js';
+import { webhookBody } from './event-types.js';
 
 /** 409 for a company (or its sandbox: `whose`) that has no webhook address. */
 export const noWebhookAddress = (whose = 'the company') => conflict(`${whose} has no webhook address: set one first`);
@@ -40,7 +41,8 @@ export async function sendTestDelivery(
       url: target.url,
       secrets: target.secrets,
       webhookId,
-      payload: JSON.stringify(sampleReport(new Date())),
+      type: 'report.published',
+      payload: webhookBody('report.published', JSON.stringify(sampleReport(new Date()))),
       test: true,
     });
   } finally {

@@ -7,13 +7,13 @@ import type { Pool } from '../db/pool.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
 import { reportNotFound } from './report-error-wording.js';
-import { startReport } from './status.js';
 import type { ReportWriter } from './write.js';
 
 /**
- * The application's own report operations: its inbox (list and read), create one (as the inspectors'
- * application does) and start it. They read the database, not the partner API's cache: the application
- * reads what it has just written, and its reads are few.
+ * The application's own report operations: its inbox (list and read) and create one (as the inspectors'
+ * application does); starting and publishing one are the integrations component's routes, as both may
+ * record an event. They read the database, not the partner API's cache: the application reads what it
+ * has just written, and its reads are few.
  */
 export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router {
   const router = Router();
@@ -45,11 +45,6 @@ export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router
     const companyId = req.params.companyId!;
     const { id } = await writes.createOrUpdate({ companyId }, req.body as ReportInput);
     res.status(201).json((await findForCompany(db, companyId, id))!);
-  });
-
-  router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
-    const { companyId, reportId } = req.params as { companyId: string; reportId: string };
-    res.json(await startReport(db, companyId, reportId));
   });
 
   return router;

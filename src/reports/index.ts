@@ -15,10 +15,11 @@ export {
   markPublished,
   publishStateOf,
   releaseClaim,
-  startReport,
+  markStarted,
   type PublishClaim,
   type PublishPrecondition,
   type PublishState,
+  type Started,
 } from './status.js';
 // The field catalogue, for the generator (scripts/generate.ts) and the benchmark's yardstick (scripts/bench/straightforward/).
 export { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow } from './fields.js';

@@ -12,29 +12,42 @@ import { reportNotFound } from './report-error-wording.js';
  * that changes a report's status or its publish fields (published_url, the publish claim, the pending
  * webhook-id) is here. The create-or-update statement (write-statement.ts) leaves a report that is
  * published or being published as it is; the integrations component orchestrates a publish (claim,
- * delivery, outcome) through these functions.
+ * delivery, outcome) and a start (with its event) through these functions.
  */
 
+/** A start, as markStarted leaves it: the report, whether it left `new` now, and where it came from. */
+export interface Started {
+  report: Report;
+  /** The report was new and is in progress from this call on; false when it already was. */
+  startedNow: boolean;
+  /** The partner-API integration that created the report; null for reports created in the application. */
+  integrationId: string | null;
+  fromRestService: string;
+}
+
 /**
- * Starts the report (an inspector applied a template) and answers it: a new report moves to
- * in_progress, one in progress stays as it is; 404 for no such report, 409 for a published one.
+ * Starts the report (an inspector applied a template): a new report moves to in_progress, one in
+ * progress stays as it is; 404 for no such report, 409 for a published one. The row stays locked for
+ * the rest of the caller's transaction, where the integrations component records the start's event.
  */
-export async function startReport(db: Queryable, companyId: string, reportId: string): Promise<Report> {
+export async function markStarted(db: Queryable, companyId: string, reportId: string): Promise<Started> {
   if (!isUuid(reportId)) throw notFound(reportNotFound(reportId));
-  const { rows } = await db.query<{ status: string }>(
+  const { rows } = await db.query<Omit<Started, 'report' | 'startedNow'> & { status: string }>(
     `WITH found AS (
-       SELECT status FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
+       SELECT status, integration_id, from_rest_service FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
      ), started AS (
        UPDATE reports SET status = 'in_progress', updated_at = clock_timestamp()
         WHERE company_id = $1 AND id = $2 AND status = 'new'
      )
-     SELECT status FROM found`,
+     SELECT status, integration_id AS "integrationId", from_rest_service AS "fromRestService" FROM found`,
     [companyId, reportId],
   );
-  const status = rows[0]?.status;
-  if (!status) throw notFound(reportNotFound(reportId));
-  if (status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
-  return (await findForCompany(db, companyId, reportId))!;
+  const found = rows[0];
+  if (!found) throw notFound(reportNotFound(reportId));
+  if (found.status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
+  const report = (await findForCompany(db, companyId, reportId))!;
+  const { integrationId, fromRestService } = found;
+  return { report, startedNow: found.status === 'new', integrationId, fromRestService };
 }
 
 /** The report's own part of a publish, read with its row locked. */

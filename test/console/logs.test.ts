@@ -39,7 +39,7 @@ describe('console: no credential in the server’s logs', () => {
     const page = `/console/companies/${companyId}/integrations/rest-api`;
     const key = shownIn((await post(`${page}/api-keys`, { mode: 'live' }).expect(201)).text, 'new-key');
     const hook = `/${unique('logs')}`;
-    await post(`${page}/webhook`, { url: suite.receiver.url(hook) }).expect(303);
+    await post(`${page}/webhook`, { url: suite.receiver.url(hook), eventTypes: 'report.published' }).expect(303);
     const secret = shownIn((await post(`${page}/webhook/secret/reveal`).expect(200)).text, 'live-webhook-secret');
     await post(`${page}/webhook/secret/rotate`).expect(303);
     const rotated = shownIn((await post(`${page}/webhook/secret/reveal`).expect(200)).text, 'live-webhook-secret');

@@ -5,6 +5,8 @@ import { consoleClient, signIn } from '../support/console.js';
 import { auth, webhookSuite } from '../support/webhooks.js';
 
 const HOSTILE_ANSWER = '<script>alert(1)</script>';
+/** What a webhook form sends with its default box ticked: the type every integration starts with. */
+const PUBLISHED = 'report.published';
 
 /** The page's path for a company. */
 const page = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
@@ -20,6 +22,13 @@ async function consoleOn(target: Express = app()) {
         .set('Cookie', cookie)
         .type('form')
         .send(token === null ? fields : { _csrf: token, ...fields }),
+    /** A form whose field comes several times (ticked checkboxes), in the order a browser sends them. */
+    postFields: (path: string, fields: [string, string][]) =>
+      consoleClient(target)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send(new URLSearchParams([['_csrf', csrf], ...fields]).toString()),
   };
 }
 
@@ -55,6 +64,18 @@ const webhookOf = async (companyId: string) =>
       [companyId],
     )
   ).rows[0];
+
+/** The event types of the company's (or sandbox's) active integration, as stored. */
+const eventTypesOf = async (companyId: string) =>
+  (
+    await pool().query<{ event_types: string[] }>(
+      'SELECT event_types FROM integrations WHERE company_id = $1 AND revoked_at IS NULL',
+      [companyId],
+    )
+  ).rows[0]?.event_types;
+
+const existingSandboxOf = async (companyId: string) =>
+  (await pool().query<{ id: string }>('SELECT id FROM companies WHERE sandbox_of = $1', [companyId])).rows[0]!.id;
 
 describe('console: Settings > Integrations > REST API', () => {
   const suite = webhookSuite();
@@ -121,11 +142,46 @@ describe('console: Settings > Integrations > REST API', () => {
       const { companyId } = await newCompany();
       const console = await consoleOn();
       const url = 'http://example.com/hook';
-      const res = await console.post(`${page(companyId)}/${path}`, { url }).expect(400);
+      const res = await console.post(`${page(companyId)}/${path}`, { url, eventTypes: PUBLISHED }).expect(400);
       const message = await apiError('put', `/internal/companies/${companyId}/${path}`, { url }, 400);
       expect(res.text).to.include(`<p id="${world}-webhook-url-error" class="field-error">${message}</p>`);
       expect(res.text).to.include(`aria-invalid="true" aria-describedby="${world}-webhook-url-error"`);
       expect(res.text).to.include(`value="${url}"`);
+    });
+
+    it(`${world}: shows the event types sent and saves the choice with the address; none ticked is the API’s 400`, async () => {
+      const { companyId } = await newCompany();
+      const console = await consoleOn();
+      const box = (type: string, checked: boolean) =>
+        `<input type="checkbox" name="eventTypes" value="${type}"${checked ? ' checked' : ''}/>`;
+      const before = await console.get(page(companyId)).expect(200);
+      const region = (html: string) => {
+        const start = html.indexOf(`id="${world}-webhook-heading"`);
+        return html.slice(start, html.indexOf('</section>', start));
+      };
+      expect(region(before.text)).to.include('<legend>Event types sent</legend>');
+      expect(region(before.text)).to.include(box('report.published', true)).and.include(box('report.started', false));
+
+      const url = 'https://crm.example.com/hooks/inspections';
+      const both: [string, string][] = [
+        ['url', url],
+        ['eventTypes', 'report.published'],
+        ['eventTypes', 'report.started'],
+      ];
+      await console
+        .postFields(`${page(companyId)}/${path}`, both)
+        .expect(303)
+        .expect('Location', page(companyId));
+      const owner = world === 'live' ? companyId : await existingSandboxOf(companyId);
+      expect(await eventTypesOf(owner)).to.deep.equal(['report.published', 'report.started']);
+      const after = await console.get(page(companyId)).expect(200);
+      expect(region(after.text)).to.include(box('report.published', true)).and.include(box('report.started', true));
+
+      const none = await console.postFields(`${page(companyId)}/${path}`, [['url', url]]).expect(400);
+      const message = await apiError('put', `/internal/companies/${companyId}/${path}`, { url, eventTypes: [] }, 400);
+      expect(none.text).to.include(`<p id="${world}-webhook-eventTypes-error" class="field-error">${message}</p>`);
+      expect(region(none.text)).to.include(box('report.published', false)).and.include(box('report.started', false));
+      expect(await eventTypesOf(owner)).to.deep.equal(['report.published', 'report.started']);
     });
 
     it(`${world}: saves the address, reveals the secret on a POST only, rotates it, sends a test delivery`, async () => {
@@ -134,7 +190,7 @@ describe('console: Settings > Integrations > REST API', () => {
       const hook = `/${world}-${companyId}`;
       suite.receiver.on(hook, { status: 200, body: HOSTILE_ANSWER });
       await console
-        .post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook) })
+        .post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook), eventTypes: PUBLISHED })
         .expect(303)
         .expect('Location', page(companyId));
       const shown = await console.get(page(companyId)).expect(200);
@@ -167,7 +223,9 @@ describe('console: Settings > Integrations > REST API', () => {
       const console = await consoleOn(suite.allowed.app);
       const hook = `/${world}-fail-${companyId}`;
       suite.receiver.on(hook, { status: 500, body: 'down' });
-      await console.post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook) }).expect(303);
+      await console
+        .post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook), eventTypes: PUBLISHED })
+        .expect(303);
       const res = await console.post(`${page(companyId)}/${path}/test`).expect(502);
       const message = await apiError(
         'post',
@@ -185,7 +243,9 @@ describe('console: Settings > Integrations > REST API', () => {
     const { companyId } = await newCompany();
     // The harness's app: its notifier allows no private or loopback address.
     const console = await consoleOn();
-    await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/guarded') }).expect(303);
+    await console
+      .post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/guarded'), eventTypes: PUBLISHED })
+      .expect(303);
     const res = await console.post(`${page(companyId)}/webhook/test`).expect(502);
     const message = await apiError('post', `/internal/companies/${companyId}/webhook/test`, {}, 502);
     expect(message).to.include('127.0.0.1');
@@ -206,7 +266,9 @@ describe('console: Settings > Integrations > REST API', () => {
   it('shows a disabled address with its reason', async () => {
     const { companyId } = await newCompany();
     const console = await consoleOn();
-    await console.post(`${page(companyId)}/webhook`, { url: 'https://receiver.example.com/h' }).expect(303);
+    await console
+      .post(`${page(companyId)}/webhook`, { url: 'https://receiver.example.com/h', eventTypes: PUBLISHED })
+      .expect(303);
     await pool().query(
       `UPDATE integrations SET webhook_disabled_reason = 'the receiver answered HTTP 410' WHERE company_id = $1`,
       [companyId],
@@ -221,7 +283,9 @@ describe('console: Settings > Integrations > REST API', () => {
     const console = await consoleOn(suite.allowed.app);
     const hook = `/events-${companyId}`;
     suite.receiver.on(hook, { status: 500, body: '<b>busy</b>' });
-    await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url(hook) }).expect(303);
+    await console
+      .post(`${page(companyId)}/webhook`, { url: suite.receiver.url(hook), eventTypes: PUBLISHED })
+      .expect(303);
     const { body: created } = await api()
       .post('/reports/new')
       .set('X-API-KEY', company.key)
@@ -292,7 +356,9 @@ describe('console: Settings > Integrations > REST API', () => {
   it('revokes the integration through a confirmation page that says what it deletes; the keys are refused after', async () => {
     const company = await newCompany();
     const console = await consoleOn();
-    await console.post(`${page(company.companyId)}/webhook`, { url: 'https://receiver.example.com/h' }).expect(303);
+    await console
+      .post(`${page(company.companyId)}/webhook`, { url: 'https://receiver.example.com/h', eventTypes: PUBLISHED })
+      .expect(303);
     const main = await console.get(page(company.companyId)).expect(200);
     expect(main.text).to.include(`<a href="${page(company.companyId)}/revoke">Revoke REST API Integration</a>`);
     const confirm = await console.get(`${page(company.companyId)}/revoke`).expect(200);
@@ -314,7 +380,9 @@ describe('console: Settings > Integrations > REST API', () => {
       const { companyId } = company;
       const console = await consoleOn(suite.allowed.app);
       suite.receiver.on('/csrf', { status: 204 });
-      await console.post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/csrf') }).expect(303);
+      await console
+        .post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/csrf'), eventTypes: PUBLISHED })
+        .expect(303);
       const before = await webhookOf(companyId);
       const keyId = (await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200)).body[0].id;
       const noToken = async (path: string, fields: Record<string, string> = {}) => {

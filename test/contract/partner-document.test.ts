@@ -127,11 +127,11 @@ describe('the published partner document', () => {
     expect(JSON.stringify(document)).not.to.include('"x-internal"');
   });
 
-  it('has every partner operation of openapi.yaml and the reportPublished webhook', () => {
+  it('has every partner operation of openapi.yaml and the webhooks', () => {
     const expected = publicOperations(full).map((op) => op.operationId);
     expect(expected).to.include.members(['verifyKey', 'createOrUpdateReport', 'listReports', 'getReport']);
     expect(operationsOf(partnerDocument).map((op) => op.operationId)).to.have.members(expected);
-    expect(Object.keys(partnerDocument.webhooks ?? {})).to.deep.equal(['reportPublished']);
+    expect(Object.keys(partnerDocument.webhooks ?? {})).to.deep.equal(['reportPublished', 'reportStarted']);
   });
 
   it('documents the webhook as signed, not keyed, with a complete example of its body', () => {
@@ -147,6 +147,21 @@ describe('the published partner document', () => {
     expect(Object.keys(example)).to.have.members(report.required);
     expect(example).to.include({ status: 'published' });
     expect(example.publishedUrl).to.match(/^https:\/\//);
+  });
+
+  it('documents the reportStarted webhook as signed, its example the type and a whole report in progress', () => {
+    const webhook = partnerDocument.webhooks!.reportStarted!.post! as unknown as {
+      security: unknown[];
+      requestBody: { content: { 'application/json': { example: { type: string; report: Record<string, unknown> } } } };
+    };
+    expect(webhook.security).to.deep.equal([]);
+    const { example } = webhook.requestBody.content['application/json'];
+    const schema = '#/webhooks/reportStarted/post/requestBody/content/application~1json/schema';
+    expect(partnerContract.schemaProblems(schema, example)).to.deep.equal([]);
+    const report = partnerDocument.components!.schemas!.Report as { required: string[] };
+    expect(example.type).to.equal('report.started');
+    expect(Object.keys(example.report)).to.have.members(report.required);
+    expect(example.report).to.include({ status: 'in_progress', publishedUrl: '' });
   });
 
   it('gives examples where tools look for them: every parameter, the list, and samples in curl, TypeScript and Python', () => {

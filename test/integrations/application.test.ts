@@ -10,6 +10,7 @@ const NO_INTEGRATION = {
   previousSecretExpiresAt: null,
   webhookStatus: 'active',
   webhookDisabledReason: '',
+  eventTypes: ['report.published'],
   keys: [],
 };
 
@@ -291,6 +292,7 @@ describe('application API: webhook address and integration', () => {
       previousSecretExpiresAt: null,
       webhookStatus: 'active',
       webhookDisabledReason: '',
+      eventTypes: ['report.published'],
       keys: [],
     });
   });
@@ -329,6 +331,7 @@ describe('application API: webhook address and integration', () => {
       previousSecretExpiresAt: null,
       webhookStatus: 'active',
       webhookDisabledReason: '',
+      eventTypes: ['report.published'],
       keys: [{ id: key.id, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: null, mode: 'live' }],
     });
   });

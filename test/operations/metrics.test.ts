@@ -57,6 +57,7 @@ describe('GET /metrics', () => {
       const message = {
         secrets: [`whsec_${Buffer.alloc(24, 1).toString('base64')}`],
         webhookId: 'msg_metrics',
+        type: 'report.published' as const,
         payload: '{}',
       };
       for (const path of ['/ok', '/broken', '/broken']) await notifier.deliver({ ...message, url: receiver.url(path) });

@@ -45,6 +45,8 @@ export interface Contract {
   responseProblems(method: string, url: string, res: CheckedResponse): string[];
   /** Problems of a request the service sent to the named webhook (JSON content type, declared headers, body); empty when it conforms. */
   webhookProblems(name: string, headers: Record<string, string | string[] | undefined>, rawBody: string): string[];
+  /** The webhook whose `webhook-event-type` header is declared with this value (each webhook declares its own). */
+  webhookOfType(type: string): string | undefined;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -77,6 +79,12 @@ export function contractOf(document: ContractDocument): Contract {
     const validate = validator(ref);
     return validate(body) ? [] : [`body does not match the contract: ${ajv.errorsText(validate.errors)}`];
   };
+
+  /** An operation's header parameters, those it shares by $ref included. */
+  const headerParameters = (operation: Operation): HeaderRule[] =>
+    (operation.parameters ?? [])
+      .map((p) => resolve(p) as unknown as HeaderRule & { in: string })
+      .filter((p) => p.in === 'header');
 
   /** Every required header present, every header sent valid against its schema. */
   const headerProblems = (rules: HeaderRule[], headers: Record<string, string | string[] | undefined>) =>
@@ -134,14 +142,17 @@ export function contractOf(document: ContractDocument): Contract {
       const problems = String(headers['content-type'] ?? '').startsWith('application/json')
         ? []
         : [`content-type ${headers['content-type']} is not application/json`];
-      problems.push(
-        ...headerProblems(
-          (operation.parameters ?? []).filter((p) => p.in === 'header'),
-          headers,
-        ),
-      );
+      problems.push(...headerProblems(headerParameters(operation), headers));
       const body = pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema');
       return [...problems, ...schemaProblems(`#/${body}`, JSON.parse(rawBody))];
+    },
+
+    webhookOfType(type) {
+      return Object.entries(document.webhooks ?? {}).find(([, item]) =>
+        headerParameters(item.post as Operation).some(
+          (p) => p.name === 'webhook-event-type' && (p.schema as { const?: string }).const === type,
+        ),
+      )?.[0];
     },
   };
 }
@@ -166,11 +177,18 @@ export function assertMatchesContract(method: string, url: string, res: CheckedR
     throw new Error(`${method.toUpperCase()} ${url} → ${res.status}: ${problems.join('; ')}\n${res.text ?? ''}`);
 }
 
-/** Throws when a `reportPublished` webhook request the service sent breaks openapi.yaml. */
+/**
+ * Throws when a webhook request the service sent breaks openapi.yaml: the webhook is the one its
+ * `webhook-event-type` header names, as a receiver tells the types apart.
+ */
 export function assertWebhookMatchesContract(
   headers: Record<string, string | string[] | undefined>,
   rawBody: string,
 ): void {
-  const problems = contract.webhookProblems('reportPublished', headers, rawBody);
+  const type = String(headers['webhook-event-type']);
+  const name = contract.webhookOfType(type);
+  const problems = name
+    ? contract.webhookProblems(name, headers, rawBody)
+    : [`webhook-event-type "${type}" names no webhook of the contract`];
   if (problems.length > 0) throw new Error(`webhook: ${problems.join('; ')}\n${rawBody}`);
 }

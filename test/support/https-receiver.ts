@@ -23,7 +23,7 @@ export type Behaviour =
 /**
  * A real HTTPS webhook receiver on 127.0.0.1 with a certificate made for the run (valid for
  * 127.0.0.1 and localhost). It records every request and checks each against the contract's
- * `webhooks.reportPublished` section, so every body the service sends is validated.
+ * webhook that its `webhook-event-type` header names, so every request the service sends is validated.
  */
 export class HttpsReceiver {
   readonly received: ReceivedWebhook[] = [];

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp } from '../../src/app.js';
-import { createNotifier } from '../../src/integrations/notifier.js';
+import { createNotifier, type Notifier } from '../../src/integrations/notifier.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { APP_TOKEN, appDeps, pool } from './harness.js';
 
@@ -80,6 +80,8 @@ export interface AdminAnswer {
 export interface Stage {
   receiver: Receiver;
   service: Server;
+  /** The service's notifier, which trusts the receiver: a background worker of the test's may send with it. */
+  notifier: Notifier;
   baseUrl: string;
   /** `npm run admin -- …args`: its JSON answer. */
   admin(...args: string[]): Promise<AdminAnswer>;
@@ -101,7 +103,7 @@ export async function startStage(): Promise<Stage> {
   });
   const service = await listen(createApp(appDeps(pool(), { notifier })), 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-  return { receiver, service, baseUrl, admin: adminOf(baseUrl) };
+  return { receiver, service, notifier, baseUrl, admin: adminOf(baseUrl) };
 }
 
 /** `npm run admin -- …args` against the service at baseUrl (node --import tsx, as npm runs it): its JSON answer. */

@@ -1,0 +1,25 @@
+import type { Report } from '../api-types.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { markStarted } from '../reports/index.js';
+import { recordReportEvent } from './report-events.js';
+import { placeEvents } from './feed-positions.js';
+
+/**
+ * Starts a report (an inspector applied a template) through the reports component and, when it left
+ * `new` with this call, records its `report.started` event in the same transaction, so the event exists
+ * exactly when the start does, and places it in the feed after the commit. The background worker sends
+ * it: the start never waits for a receiver.
+ * 404 for no such report, 409 for a published one (status.ts).
+ */
+export async function startReport(pool: Pool, companyId: string, reportId: string): Promise<Report> {
+  const { report, eventId } = await withTransaction(pool, async (db) => {
+    const { report, startedNow, ...source } = await markStarted(db, companyId, reportId);
+    return {
+      report,
+      eventId: startedNow && (await recordReportEvent(db, companyId, 'report.started', report, source)),
+    };
+  });
+  // Into the feed once committed; when placing fails, a later placer places it.
+  if (eventId) await placeEvents(pool).catch(() => undefined);
+  return report;
+}
