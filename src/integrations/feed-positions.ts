@@ -16,16 +16,13 @@ const PLACER_LOCK = 0x66656564;
 const BATCH = 1_000;
 
 /**
- * Places the recorded events not yet in the feed, in the order they were recorded; answers how many (0 when
- * another placer is at work: it places them). An event whose publish is still sending its first attempt
- * waits until the publish records the outcome.
+ * Places the recorded events not yet in the feed, in the order they were recorded; answers how many. It waits
+ * its turn (a placer at work may have looked before the caller's commit), each placement being short. An
+ * event whose publish is still sending its first attempt waits until the publish records the outcome.
  */
 export function placeEvents(pool: Pool): Promise<number> {
   return withTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ placer: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS placer', [
-      PLACER_LOCK,
-    ]);
-    if (!rows[0]!.placer) return 0;
+    await db.query('SELECT pg_advisory_xact_lock($1)', [PLACER_LOCK]);
     const { rowCount } = await db.query(
       `WITH picked AS (
          SELECT ctid FROM webhook_events WHERE feed_position IS NULL AND status <> 'sending'

@@ -41,6 +41,25 @@ describe("an event's life when attempts meet other changes", () => {
     return res.body.webhook.eventId as string;
   }
 
+  it('has an event while its first attempt is sent: readable by its webhook-id, refused as a feed position until recorded', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    const held = gate();
+    suite.receiver.on(company.path, { status: 204, waitFor: () => held.opened });
+    const publishing = publish(company, await apiReport(company.key), retrying).then((res) => res);
+    await until(() => suite.receiver.at(company.path).length === 1, "the publish's attempt in flight");
+    const eventId = suite.receiver.at(company.path)[0]!.headers['webhook-id'] as string;
+    // What a receiver verifying the webhook by looking it up gets.
+    const looked = await api().get(`/events/${eventId}`).set('X-API-KEY', company.key).expect(200);
+    expect(looked.body.delivery).to.include({ status: 'pending', nextAttemptAt: null });
+    const early = await api().get(`/events?after=${eventId}`).set('X-API-KEY', company.key).expect(400);
+    expect(early.body.error).to.match(/^after is not in the feed yet: /);
+    held.open();
+    expect((await publishing).body.webhook).to.include({ outcome: 'sent', eventId });
+    await api().get(`/events?after=${eventId}`).set('X-API-KEY', company.key).expect(200);
+    const feed = await api().get('/events').set('X-API-KEY', company.key).expect(200);
+    expect(feed.body.map((e: { id: string }) => e.id)).to.deep.equal([eventId]);
+  });
+
   it('makes a redelivery asked for during an attempt after it: the attempt failing does not end the event', async () => {
     worker([100, 60_000]);
     const company = await companyWithWebhook(suite.receiver);

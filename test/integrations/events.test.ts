@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { sweepOldEvents } from '../../src/integrations/event-batches.js';
+import { placeEvents } from '../../src/integrations/feed-positions.js';
 import pg from 'pg';
 import { api, databaseUrl, newCompany, newTestKey, pool, unique } from '../support/harness.js';
 import { eventsSuite, type Event } from '../support/events.js';
@@ -111,14 +112,18 @@ describe('durable deliveries: events, the feed and redelivery', () => {
       await api().get('/events?limit=101').set('X-API-KEY', company.key).expect(400);
     });
 
-    it('shows an event only once no event before it can still appear: a slow commit holds back later ones', async () => {
+    it('shows an event once it has committed: a transaction left open elsewhere holds back only its own', async () => {
       const company = await newCompany();
       const reportId = await apiReport(company.key);
       const { body: report } = await api().get(`/reports/${reportId}`).set('X-API-KEY', company.key).expect(200);
       const slow = new pg.Client({ connectionString: databaseUrl() });
-      await slow.connect();
+      const idle = new pg.Client({ connectionString: databaseUrl() });
+      await Promise.all([slow.connect(), idle.connect()]);
       try {
-        // A publish's transaction that recorded its event and has not committed yet.
+        // A session left idle in a transaction that has written (as a forgotten psql session), and a
+        // publish's transaction that recorded its event and has not committed yet.
+        await idle.query('BEGIN');
+        await idle.query('SELECT pg_current_xact_id()');
         await slow.query('BEGIN');
         const earlier = unique('msg_slow');
         await slow.query(
@@ -130,17 +135,18 @@ describe('durable deliveries: events, the feed and redelivery', () => {
           publishedUrl: 'https://r.example.com/1',
           notifyIntegration: true,
         }).expect(200);
-        // Committed, yet not shown: the open transaction may still add an event before it.
-        expect((await api().get('/events').set('X-API-KEY', company.key).expect(200)).body).to.deep.equal([]);
+        const laterId = later.body.webhook.eventId as string;
+        // Shown at once, though both transactions are still open.
+        expect((await feedOf(company.key, 1)).map((e) => e.id)).to.deep.equal([laterId]);
         await slow.query('COMMIT');
-        let ids: string[] = [];
-        for (let tries = 0; ids.length < 2 && tries < 100; tries++) {
-          ids = (await api().get('/events').set('X-API-KEY', company.key).expect(200)).body.map((e: Event) => e.id);
-          await sleep(20);
-        }
-        expect(ids).to.deep.equal([earlier, later.body.webhook.eventId]);
+        // The earlier event joins the feed after it, so a poller that has read up to it still gets it, once.
+        await placeEvents(pool());
+        const next = await api().get(`/events?after=${laterId}`).set('X-API-KEY', company.key).expect(200);
+        expect(next.body.map((e: Event) => e.id)).to.deep.equal([earlier]);
+        expect((await feedOf(company.key, 2)).map((e) => e.id)).to.deep.equal([laterId, earlier]);
       } finally {
-        await slow.end();
+        await idle.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([slow.end(), idle.end()]);
       }
     });
 

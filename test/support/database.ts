@@ -178,3 +178,58 @@ async function startEmbeddedCluster(): Promise<{ url: string; remove(): Promise<
   }
   return { url: embedded.url, remove: () => embedded.stop().finally(() => rm(dir, { recursive: true, force: true })) };
 }
+
+/**
+ * Each test process works in a database of its own, copied from the migrated one: the suites run in two
+ * processes at once, and a background worker of one must never take the other's events (it would send
+ * them with another receiver's trust and settle them with another retry policy). The copy's source is a
+ * template made once after the migrations and never connected to, as CREATE DATABASE … TEMPLATE requires.
+ */
+const TEMPLATE_SUFFIX = '_template';
+
+/** A URL to another database of the same server. */
+function withDatabase(url: string, name: string): string {
+  const other = new URL(url);
+  other.pathname = `/${encodeURIComponent(name)}`;
+  return other.toString();
+}
+
+const databaseName = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
+
+/** Runs `sql` connected to `template1`, which is never a copy's source here and always exists. */
+async function onServer(url: string, sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: withDatabase(url, 'template1') });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Makes the template the test processes copy (after the migrations of `url`'s database). */
+export async function makeProcessTemplate(url: string): Promise<void> {
+  const template = pg.escapeIdentifier(databaseName(url) + TEMPLATE_SUFFIX);
+  await onServer(url, `DROP DATABASE IF EXISTS ${template}`);
+  await onServer(url, `CREATE DATABASE ${template} TEMPLATE ${pg.escapeIdentifier(databaseName(url))}`);
+}
+
+/** This process's own copy of the migrated database, made now; its URL. */
+export async function processDatabase(url: string): Promise<string> {
+  const name = `${databaseName(url)}_p${process.pid}`;
+  const template = databaseName(url) + TEMPLATE_SUFFIX;
+  await onServer(url, `CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`);
+  return withDatabase(url, name);
+}
+
+/** Drops the processes' copies and the template (a server given by DATABASE_URL is left as it was). */
+export async function dropProcessDatabases(url: string): Promise<void> {
+  const base = databaseName(url);
+  const { rows } = await onServer(url, 'SELECT datname FROM pg_database');
+  const ours = (rows as { datname: string }[])
+    .map((row) => row.datname)
+    .filter(
+      (name) => name === base + TEMPLATE_SUFFIX || (/^_p\d+$/.test(name.slice(base.length)) && name.startsWith(base)),
+    );
+  for (const name of ours) await onServer(url, `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+}

@@ -14,10 +14,20 @@ import { createNotifier } from '../../src/integrations/notifier.js';
 import { Admission } from '../../src/platform/limits/admission.js';
 import { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
 import { assertMatchesContract } from './contract.js';
-import { startTestDatabase, type TestDatabase } from './database.js';
+import {
+  dropProcessDatabases,
+  makeProcessTemplate,
+  processDatabase,
+  startTestDatabase,
+  type TestDatabase,
+} from './database.js';
 
 /** How the main process hands the database's address to mocha's workers (they share no module state). */
 const URL_VARIABLE = 'TEST_DATABASE_URL';
+/** The migrated database the processes' own are copied from (database.ts processDatabase). */
+const BASE_VARIABLE = 'TEST_DATABASE_BASE_URL';
+/** Set once this process works in its own copy. */
+const OWN_VARIABLE = 'TEST_DATABASE_OWN';
 
 let database: TestDatabase | undefined;
 let sharedPool: Pool | undefined;
@@ -32,10 +42,21 @@ const rateLimiters: RateLimiter[] = [];
 export async function mochaGlobalSetup(): Promise<void> {
   database = await startTestDatabase();
   process.env[URL_VARIABLE] = database.url;
+  await makeProcessTemplate(database.url);
+  process.env[BASE_VARIABLE] = database.url;
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
+  if (database) await dropProcessDatabases(database.url).catch(() => undefined);
   await database?.stop();
+}
+
+/** Before the first test file of a process: the process's own copy of the database (see database.ts). */
+async function ownDatabase(): Promise<void> {
+  const base = process.env[BASE_VARIABLE];
+  if (!base || process.env[OWN_VARIABLE]) return;
+  process.env[URL_VARIABLE] = await processDatabase(base);
+  process.env[OWN_VARIABLE] = 'true';
 }
 
 /**
@@ -44,6 +65,7 @@ export async function mochaGlobalTeardown(): Promise<void> {
  * afresh.
  */
 export const mochaHooks = {
+  beforeAll: ownDatabase,
   async afterAll(): Promise<void> {
     const caches = keyCaches.splice(0);
     const limiters = rateLimiters.splice(0);
