@@ -970,14 +970,16 @@ export interface webhooks {
          *     - **2xx**: delivered; no more attempts.
          *     - **410 Gone**: your address is disabled at once: no attempt goes to it any more, and the
          *       company's pending events fail, until the company sets the address again.
-         *     - **429 or 503 with `Retry-After`** (seconds or an HTTP date): the next attempt waits at least
-         *       that long (at most 24 h); it counts as a step of the schedule.
+         *     - **429 or 503 with `Retry-After`** (seconds or an HTTP date): no attempt goes to your address for
+         *       that long (at most 24 h), of this event or any other; it counts as a step of this event's schedule.
          *     - **A 3xx, any other status, a timeout or a network error**: the next wait of the schedule.
          *
          *     While your receiver fails, its due events are not all fired at it at once: it is tried about once a
          *     second per server of the service until it answers 2xx, the other due events waiting their turn (they
          *     lose no step of their schedule). An address that has failed every attempt for 5 days without a
-         *     break is disabled too. Events are
+         *     break is disabled too (a success, a test delivery answered 2xx, or two days without a failure, twice
+         *     the schedule's last wait, end such a run). An outcome counts only for the address the attempt went
+         *     to: one sent before you changed the address settles nothing of the new one. Events are
          *     delivered at least once: an attempt cut short by the service's crash is made again, so drop
          *     duplicates by `webhook-id`. Missed some? `GET /events` lists them all, oldest first, and
          *     `POST /events/{eventId}/redeliver` sends one again.

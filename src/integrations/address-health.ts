@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import type { DeliveryAttempt } from './notifier.js';
 
 /**
- * What attempts tell of a company's webhook address (its integration's row), as event-outcomes.ts settles
+ * What attempts tell of a company's webhook address (its integration's row), as event-life.ts settles
  * them: a success ends its run of failures and any pause; a 410, or a run of failures longer than
  * WEBHOOK_DISABLE_AFTER, disables it; a 429 or 503's Retry-After pauses it.
  */

@@ -1,7 +1,7 @@
 import { withTransaction, type Pool } from '../db/pool.js';
 import type { Logger } from '../platform/observability/logger.js';
 import { completeAttempt, startLeasedAttempt } from './deliveries.js';
-import { settleAttempt, type RetryPolicy } from './event-outcomes.js';
+import { settleAttempt, type RetryPolicy } from './event-life.js';
 import { failEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { eventTarget } from './settings.js';
@@ -31,7 +31,7 @@ const FAILING_TAKES_LOG_MS = 60_000;
 /**
  * Makes the attempts of pending events that are due, in the background, in every process: each takes
  * a due event by setting its lease (one statement: two processes never take the same event while its
- * lease lives), makes the attempt holding no connection, then settles it (event-outcomes.ts). An
+ * lease lives), makes the attempt holding no connection, then settles it (event-life.ts). An
  * attempt cut short by a crash is made again once its lease has run out: at least once. The places
  * are the worker's own, apart from those of inspectors' publishes, which never wait behind it; each
  * company takes at most its share of them, and the due events are taken round by round across

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { REVOKED } from './event-outcomes.js';
+import { REVOKED } from './event-life.js';
 
 /**
  * Changes to many events at once (a recovery, a revocation, an address disabled, retention): each in
@@ -8,8 +8,8 @@ import { REVOKED } from './event-outcomes.js';
  */
 
 /** Reads at most this many events per statement: each stays well inside the statement timeout. */
-const BATCH = 1_000;
-/** Batches of one change at most: a million events (more are left to the worker, which settles each it takes). */
+const BATCH = 500;
+/** Batches of one change at most: half a million events (more are left to the worker, which settles each it takes). */
 const MAX_BATCHES = 1_000;
 
 /**

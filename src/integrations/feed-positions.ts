@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withTransaction, type Pool } from '../db/pool.js';
 
 /**
@@ -6,6 +7,7 @@ import { withTransaction, type Pool } from '../db/pool.js';
  * PgBouncer's transaction mode keeps): positions are handed out in the order of the placers' commits, so
  * once a reader has seen a position, every event placed later has a greater one, and a reader following
  * the positions never misses an event. A transaction left open elsewhere holds back only its own events.
+ * A placer never waits for the lock on a connection: it looks again a moment later.
  * Every transaction that records events places them once it has committed; every serving process also
  * places what is left (an event recorded by a process that stopped before placing it) once a poll.
  */
@@ -15,14 +17,22 @@ const PLACER_LOCK = 0x66656564;
 /** Events placed per transaction at most: each placement stays short. */
 const BATCH = 1_000;
 
+/** While another process's placer holds the lock, this one looks again this often, holding no connection. */
+const BUSY_RETRY_MS = 20;
+/** Placements (and looks at a held lock) of one call at most: about five seconds of a busy lock. */
+const MAX_ROUNDS = 250;
+
 /**
- * Places the recorded events not yet in the feed, in the order they were recorded; answers how many. It waits
- * its turn (a placer at work may have looked before the caller's commit), each placement being short. An
- * event whose publish is still sending its first attempt waits until the publish records the outcome.
+ * One placement: the recorded events not yet in the feed, in the order they were recorded, at most BATCH
+ * of them; how many, or `busy` when another placer holds the lock. An event whose publish is still sending
+ * its first attempt waits until the publish records the outcome.
  */
-export function placeEvents(pool: Pool): Promise<number> {
+function placeOnce(pool: Pool): Promise<number | 'busy'> {
   return withTransaction(pool, async (db) => {
-    await db.query('SELECT pg_advisory_xact_lock($1)', [PLACER_LOCK]);
+    const { rows } = await db.query<{ placer: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS placer', [
+      PLACER_LOCK,
+    ]);
+    if (!rows[0]!.placer) return 'busy';
     const { rowCount } = await db.query(
       `WITH picked AS (
          SELECT ctid FROM webhook_events WHERE feed_position IS NULL AND status <> 'sending'
@@ -33,4 +43,51 @@ export function placeEvents(pool: Pool): Promise<number> {
     );
     return rowCount ?? 0;
   });
+}
+
+/** Places every event waiting, waiting out another process's placer (it may have looked before our commit). */
+async function placeAll(pool: Pool): Promise<void> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const placed = await placeOnce(pool);
+    if (placed === 'busy') await sleep(BUSY_RETRY_MS);
+    else if (placed < BATCH) return;
+  }
+}
+
+/**
+ * One process's placements: one at a time, and a call during one is answered by the next, which every
+ * call meanwhile shares; so a burst of publishes costs a few placements, not one transaction each.
+ */
+class Placer {
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+
+  constructor(private readonly pool: Pool) {}
+
+  place(): Promise<void> {
+    if (!this.running) return this.start();
+    return (this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.start();
+      }));
+  }
+
+  private start(): Promise<void> {
+    const run = placeAll(this.pool).finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+}
+
+const placers = new WeakMap<Pool, Placer>();
+
+/** Places the events recorded before the call (by a placement begun after it): call it after the commit. */
+export function placeEvents(pool: Pool): Promise<void> {
+  let placer = placers.get(pool);
+  if (!placer) placers.set(pool, (placer = new Placer(pool)));
+  return placer.place();
 }

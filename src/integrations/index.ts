@@ -17,7 +17,7 @@ export { startReport } from './start.js';
 export { DEFAULT_EVENT_TYPES, EVENT_TYPE_NAMES, EVENT_TYPES } from './event-types.js';
 export { notificationApplies } from './publish-without-attempt.js';
 export { DeliveryWorker } from './delivery-worker.js';
-export type { RetryPolicy } from './event-outcomes.js';
+export type { RetryPolicy } from './event-life.js';
 export { sweepOldEvents } from './event-batches.js';
 export { placeEvents } from './feed-positions.js';
 export { eventsRouter } from './events-routes.js';

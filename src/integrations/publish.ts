@@ -15,7 +15,7 @@ import {
   type PublishPrecondition,
 } from '../reports/index.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
-import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-outcomes.js';
+import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-life.js';
 import { placeEvents } from './feed-positions.js';
 import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
@@ -61,7 +61,7 @@ export interface PublishDelivery {
  * 3. a second short transaction records the outcome: with `whenDeliveryFails: "fail"`, a 2xx publishes
  *    and records the event, delivered, and a failure leaves the report unchanged (502; its retry reuses
  *    the webhook-id); with `"retry"`, the report is published either way and its event recorded and
- *    settled by the attempt (event-outcomes.ts), for the background to try again. When step 3
+ *    settled by the attempt (event-life.ts), for the background to try again. When step 3
  * cannot reach the database, the attempt stays in the log without an outcome, the claim runs out by
  * itself, and the caller is told (503) when to retry, again with the same webhook-id.
  * The report's status and publish fields change through the reports component (its status.ts); this

@@ -258,7 +258,7 @@ describe("an event's life when attempts meet other changes", () => {
          FROM generate_series(1, 20000) n, integrations i WHERE i.company_id = $1 AND i.revoked_at IS NULL`,
       [company.companyId, reportId],
     );
-    const strict = createPool({ connectionString: databaseUrl(), max: 4, statementTimeoutMillis: 100 });
+    const strict = createPool({ connectionString: databaseUrl(), max: 4, statementTimeoutMillis: 250 });
     try {
       const app = createApp(appDeps(strict));
       await api(app).delete(`/internal/companies/${company.companyId}/integration`).set(auth).expect(204);

@@ -3,16 +3,35 @@ import type { DeliveryAttempt } from './notifier.js';
 import { addressWorked, disableAddress, disablingReason, pauseAddress } from './address-health.js';
 
 /**
- * What an attempt of an event does to it and to the company's address: the one place that decides,
- * for the publish's own first attempt and for every attempt after it alike.
- * - 2xx: delivered; the address's run of failures ends.
+ * An event's life, rule by rule, and where each rule is decided. An event is:
+ * - recorded in the commit of what it tells of, when report-events.ts whyNoEvent finds it due (a publish:
+ *   publish.ts and publish-without-attempt.ts; a start: start.ts), for the integration that created the
+ *   report, for good: it is never sent to another;
+ * - in the feed once that commit is over, at the next position (feed-positions.ts);
+ * - due while pending and past next_attempt_at, its address not paused; taken under a lease, companies
+ *   in turns, those failing now within half the places (due-events.ts, failing-addresses.ts);
+ * - attempted to its integration's address with the secrets in force (settings.ts eventTarget), its lease
+ *   renewed as the request starts (deliveries.ts startLeasedAttempt), by the publish's own first attempt
+ *   or by the worker (delivery-worker.ts);
+ * - settled by that attempt's outcome, here (settleAttempt);
+ * - redelivered on request, after an attempt in flight, a pending one keeping its schedule, never for a
+ *   revoked integration (events.ts redeliverEvent, integration-actions.ts);
+ * - cancelled with its integration, failed with its disabled address, recovered, in bounded batches once
+ *   the change has committed (event-batches.ts);
+ * - swept past EVENT_RETENTION, never while pending nor while it is the company's last in the feed
+ *   (event-batches.ts sweepOldEvents).
+ *
+ * What an attempt's outcome does to its event and to the address (address-health.ts keeps the address's):
+ * - 2xx: delivered; the address's run of failures and any pause end.
  * - 410 Gone: the address is disabled at once.
  * - Anything else: the address has failed since the first failure of its current run; past
  *   `disableAfterMs` of failures it is disabled. Otherwise the event waits the schedule's next wait
- *   (±10% jitter; a 429 or 503's Retry-After, at most a day, when longer) and uses that step up; with
- *   no step left, or after an attempt asked for by hand (a redelivery), it has failed.
- * Disabling an address fails every pending event of the company, with the reason.
+ *   (±10% jitter; a 429 or 503's Retry-After, at most a day, when longer, which also pauses the address)
+ *   and uses that step up; with no step left it has failed. A redelivery that fails resumes what was
+ *   left of the schedule, or fails an event that had none.
  */
+
+/** WEBHOOK_RETRY_SCHEDULE and WEBHOOK_DISABLE_AFTER. */
 export interface RetryPolicy {
   /** The waits after each failed attempt, in milliseconds. */
   schedule: readonly number[];
