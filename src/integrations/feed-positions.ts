@@ -17,23 +17,24 @@ const PLACER_LOCK = 0x66656564;
 /** Events placed per transaction at most: each placement stays short. */
 const BATCH = 1_000;
 
-/** While another process's placer holds the lock, this one looks again this often, holding no connection. */
+/** While another process's placer holds the lock (or a settle an event), this one looks again this often, holding no connection. */
 const BUSY_RETRY_MS = 20;
 /** Placements (and looks at a held lock) of one call at most: about five seconds of a busy lock. */
 const MAX_ROUNDS = 250;
 
 /**
  * One placement: the recorded events not yet in the feed, in the order they were recorded, at most BATCH
- * of them; how many, or `busy` when another placer holds the lock. An event whose publish is still sending
- * its first attempt waits until the publish records the outcome.
+ * of them, those another transaction holds (an attempt settling) left for the next; `busy` when another
+ * placer holds the lock, else whether any is left. An event whose publish is still sending its first
+ * attempt waits until the publish records the outcome.
  */
-function placeOnce(pool: Pool): Promise<number | 'busy'> {
+function placeOnce(pool: Pool): Promise<'busy' | { left: boolean }> {
   return withTransaction(pool, async (db) => {
     const { rows } = await db.query<{ placer: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS placer', [
       PLACER_LOCK,
     ]);
     if (!rows[0]!.placer) return 'busy';
-    const { rowCount } = await db.query(
+    await db.query(
       `WITH picked AS (
          SELECT ctid FROM webhook_events WHERE feed_position IS NULL AND status <> 'sending'
           ORDER BY feed_seq LIMIT $1 FOR UPDATE SKIP LOCKED
@@ -41,16 +42,22 @@ function placeOnce(pool: Pool): Promise<number | 'busy'> {
        UPDATE webhook_events e SET feed_position = p.position FROM placed p WHERE e.ctid = p.ctid`,
       [BATCH],
     );
-    return rowCount ?? 0;
+    const left = await db.query<{ left: boolean }>(
+      `SELECT EXISTS (SELECT FROM webhook_events WHERE feed_position IS NULL AND status <> 'sending') AS left`,
+    );
+    return { left: left.rows[0]!.left };
   });
 }
 
-/** Places every event waiting, waiting out another process's placer (it may have looked before our commit). */
+/**
+ * Places every event waiting, looking again a moment later while another process's placer holds the lock
+ * (it may have looked before our commit) or an event was held by its settling attempt.
+ */
 async function placeAll(pool: Pool): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const placed = await placeOnce(pool);
-    if (placed === 'busy') await sleep(BUSY_RETRY_MS);
-    else if (placed < BATCH) return;
+    if (placed !== 'busy' && !placed.left) return;
+    await sleep(BUSY_RETRY_MS);
   }
 }
 

@@ -91,9 +91,12 @@ export async function publishReport(
   return placed(pool, await recordOutcome(pool, policy, companyId, reportId, claimed, attempt, mode));
 }
 
-/** The publish's answer, once its event (if any) is in the feed; when placing fails, a later placer places it. */
-async function placed(pool: Pool, result: PublishResult): Promise<PublishResult> {
-  if ('eventId' in result.webhook) await placeEvents(pool).catch(() => undefined);
+/**
+ * The publish's answer; its event (if any) is placed in the feed meanwhile. The answer does not wait for
+ * the placing, which may have other companies' events to place first; when it fails, a later placer places it.
+ */
+function placed(pool: Pool, result: PublishResult): PublishResult {
+  if ('eventId' in result.webhook) void placeEvents(pool).catch(() => undefined);
   return result;
 }
 

@@ -7,7 +7,7 @@ import { placeEvents } from './feed-positions.js';
 /**
  * Starts a report (an inspector applied a template) through the reports component and, when it left
  * `new` with this call, records its `report.started` event in the same transaction, so the event exists
- * exactly when the start does, and places it in the feed after the commit. The background worker sends
+ * exactly when the start does, and has it placed in the feed after the commit. The background worker sends
  * it: the start never waits for a receiver.
  * 404 for no such report, 409 for a published one (status.ts).
  */
@@ -19,7 +19,8 @@ export async function startReport(pool: Pool, companyId: string, reportId: strin
       eventId: startedNow && (await recordReportEvent(db, companyId, 'report.started', report, source)),
     };
   });
-  // Into the feed once committed; when placing fails, a later placer places it.
-  if (eventId) await placeEvents(pool).catch(() => undefined);
+  // Into the feed once committed, without waiting (other companies' events may be placed first); when
+  // placing fails, a later placer places it.
+  if (eventId) void placeEvents(pool).catch(() => undefined);
   return report;
 }

@@ -55,7 +55,9 @@ describe("an event's life when attempts meet other changes", () => {
     expect(early.body.error).to.match(/^after is not in the feed yet: /);
     held.open();
     expect((await publishing).body.webhook).to.include({ outcome: 'sent', eventId });
-    await api().get(`/events?after=${eventId}`).set('X-API-KEY', company.key).expect(200);
+    // In the feed a moment after the publish's commit.
+    const inFeed = async () => (await api().get(`/events?after=${eventId}`).set('X-API-KEY', company.key)).status;
+    await until(async () => (await inFeed()) === 200, 'the event in the feed');
     const feed = await api().get('/events').set('X-API-KEY', company.key).expect(200);
     expect(feed.body.map((e: { id: string }) => e.id)).to.deep.equal([eventId]);
   });

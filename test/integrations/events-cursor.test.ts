@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { sweepOldEvents } from '../../src/integrations/event-batches.js';
+import { placeEvents } from '../../src/integrations/feed-positions.js';
 import { api, newCompany, pool } from '../support/harness.js';
 import { eventsSuite, type Event } from '../support/events.js';
 
@@ -48,6 +49,7 @@ describe('the events feed: where a poller resumes', () => {
     const ids = await publishedEvents(company, 2);
     expect(await feedAfter(company.key, undefined, 2)).to.deep.equal(ids);
     await backdate(company.companyId, ids);
+    await placeEvents(pool());
     await sweepOldEvents(pool(), RETENTION_MS);
     await api().get(`/events/${ids[0]}`).set('X-API-KEY', company.key).expect(404);
     await api().get(`/events/${ids[1]}`).set('X-API-KEY', company.key).expect(200);
@@ -66,6 +68,7 @@ describe('the events feed: where a poller resumes', () => {
       "UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp() + interval '1 day' WHERE company_id = $1 AND id = $2",
       [company.companyId, ids[0]],
     );
+    await placeEvents(pool());
     await sweepOldEvents(pool(), RETENTION_MS);
     const kept = await api().get(`/events/${ids[0]}`).set('X-API-KEY', company.key).expect(200);
     expect(kept.body.delivery.status).to.equal('pending');

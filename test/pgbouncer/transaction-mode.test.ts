@@ -161,7 +161,11 @@ describe('behind PgBouncer 1.18 in transaction mode', function () {
         return body as { id: string; delivery: { status: string; attempts: number } }[];
       };
       let events = await delivered();
-      for (let tries = 0; tries < 150 && !events.every((e) => e.delivery.status === 'delivered'); tries++) {
+      for (
+        let tries = 0;
+        tries < 150 && (events.length < eventIds.length || !events.every((e) => e.delivery.status === 'delivered'));
+        tries++
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         events = await delivered();
       }
