@@ -248,8 +248,11 @@ async function eventsDelivered(
   company: Company & { hook: string },
   url: string,
 ): Promise<{ published: number; delivered: number; listed: number; again: number }> {
-  // The events acknowledged, and those of publishes answered 503 that committed all the same.
-  const recorded = await onServer(url, 'SELECT id FROM webhook_events WHERE company_id = $1', [company.companyId]);
+  // The events acknowledged, and those of publishes answered 503 that committed all the same; not those
+  // still `sending`: a publish whose outcome was never recorded published nothing, and its retry takes them over.
+  const recorded = await onServer(url, "SELECT id FROM webhook_events WHERE company_id = $1 AND status <> 'sending'", [
+    company.companyId,
+  ]);
   const wanted = new Set([...load.acked.published.values(), ...recorded.rows.map((r: { id: string }) => r.id)]);
   const received = () => new Set(receiver.at(company.hook).map((r) => String(r.headers['webhook-id'])));
   for (let waited = 0; waited < 60_000; waited += 250) {
