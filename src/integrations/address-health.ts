@@ -13,7 +13,9 @@ const GONE = 'the receiver answered HTTP 410 Gone';
 export async function addressWorked(db: Queryable, companyId: string, integrationId: string): Promise<void> {
   await db.query(
     `UPDATE integrations SET webhook_failing_since = NULL, webhook_last_failure_at = NULL, webhook_paused_until = NULL
-      WHERE company_id = $1 AND id = $2`,
+      WHERE company_id = $1 AND id = $2
+        -- Nothing to clear, nothing written: most successes follow successes.
+        AND (webhook_failing_since IS NOT NULL OR webhook_last_failure_at IS NOT NULL OR webhook_paused_until IS NOT NULL)`,
     [companyId, integrationId],
   );
 }

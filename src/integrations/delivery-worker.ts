@@ -147,7 +147,7 @@ export class DeliveryWorker {
     this.leased.set(key, event);
     this.total++;
     this.inFlight.set(event.companyId, (this.inFlight.get(event.companyId) ?? 0) + 1);
-    this.deliver(event)
+    this.deliver(event, Date.now())
       .catch((err: unknown) =>
         this.options.logger.warn({ err: String(err), eventId: event.id }, 'webhook event attempt not recorded'),
       )
@@ -165,9 +165,11 @@ export class DeliveryWorker {
 
   /**
    * One attempt: to the address and with the secrets of the event's integration in force now; the log row
-   * first (renewing the lease as the request starts), the outcome after, settled only by this lease.
+   * first, the outcome after, settled only by this lease. The lease is renewed as the request starts when
+   * the wait since the take (for pooled connections) used up half its margin: otherwise what is left of
+   * it already outlasts the request, and the renewal would be a write per attempt for nothing.
    */
-  private async deliver(event: Due): Promise<void> {
+  private async deliver(event: Due, takenAt: number): Promise<void> {
     const { db, notifier, policy } = this.options;
     const target = await eventTarget(db, event.companyId, event.integrationId);
     if ('refused' in target) {
@@ -178,11 +180,12 @@ export class DeliveryWorker {
       await failEvent(db, event.companyId, event.id, event.lease, status, error);
       return;
     }
+    const renew = Date.now() - takenAt > LEASE_MARGIN_MS / 2;
     const deliveryId = await startLeasedAttempt(db, event.companyId, {
       reportId: event.reportId,
       webhookId: event.id,
       url: target.url,
-      lease: { token: event.lease, ms: this.leaseMs },
+      ...(renew && { lease: { token: event.lease, ms: this.leaseMs } }),
     });
     if (deliveryId === undefined) return;
     const attempt: DeliveryAttempt = await notifier.deliver({
