@@ -191,7 +191,7 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
     error: 'database is read-only',
   });
   expect(Math.max(...recovered)).to.be.at.most(5_000);
-  expect(found.found).to.equal(found.acknowledged);
+  expect(found.missing, 'acknowledged writes the new primary lacks').to.deep.equal([]);
   expect(events.delivered).to.equal(events.published);
   await noStaleReads(load, company);
 }
@@ -201,7 +201,7 @@ async function acknowledgedWritesFound(
   load: Workload,
   url: string,
   companyId: string,
-): Promise<{ acknowledged: number; found: number }> {
+): Promise<{ acknowledged: number; found: number; missing: string[] }> {
   const { acked } = load;
   const db = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   await db.connect();
@@ -218,13 +218,26 @@ async function acknowledgedWritesFound(
     const keys = new Set(keyRows.rows.map((r) => r.id));
     const events = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE company_id = $1', [companyId]);
     const eventIds = new Set(events.rows.map((r) => r.id));
-    const checks: boolean[] = [
-      ...[...acked.creates].map(([restId, id]) => reports.get(id)?.rest_id === restId),
-      ...[...acked.keyed.values()].map(({ id }) => reports.has(id)),
-      ...[...acked.updates].map(([id, { sent, acked: last }]) => sent.indexOf(reports.get(id)?.notes ?? '') >= last),
-      ...[...acked.published].map(([id, event]) => reports.get(id)?.status === 'published' && eventIds.has(event)),
-      ...[...acked.keys.keys()].filter((id) => !acked.revoked.has(id)).map((id) => keys.has(id)),
-      ...[...acked.revoked].map((id) => !keys.has(id)),
+    // Each acknowledged write, named, with whether the new primary has it.
+    const checks: [string, boolean][] = [
+      ...[...acked.creates].map(([restId, id]): [string, boolean] => [
+        `create ${id}`,
+        reports.get(id)?.rest_id === restId,
+      ]),
+      ...[...acked.keyed.values()].map(({ id }): [string, boolean] => [`keyed create ${id}`, reports.has(id)]),
+      ...[...acked.updates].map(([id, { sent, acked: last }]): [string, boolean] => [
+        `update ${id} to "${sent[last]}"`,
+        sent.indexOf(reports.get(id)?.notes ?? '') >= last,
+      ]),
+      ...[...acked.published].map(([id, event]): [string, boolean] => [
+        `publish ${id} (event ${event})`,
+        reports.get(id)?.status === 'published' && eventIds.has(event),
+      ]),
+      // A key whose revocation was answered 503 may be gone: that revocation may have committed.
+      ...[...acked.keys.keys()]
+        .filter((id) => !acked.revoked.has(id) && !acked.revocationUnsure.has(id))
+        .map((id): [string, boolean] => [`key generated ${id}`, keys.has(id)]),
+      ...[...acked.revoked].map((id): [string, boolean] => [`key revoked ${id}`, !keys.has(id)]),
     ];
     // A retried keyed create answers what it answered, and makes no second report.
     for (const [key, { body, id }] of acked.keyed) {
@@ -233,9 +246,16 @@ async function acknowledgedWritesFound(
         body,
       });
       const copies = [...reports.values()].filter((r) => r.notes === body.notes).length;
-      checks.push(res.status === 200 && (res.body as { id: string }).id === id && copies === 1);
+      checks.push([
+        `keyed create ${id} retried: ${res.status}, ${copies} cop${copies === 1 ? 'y' : 'ies'}`,
+        res.status === 200 && (res.body as { id: string }).id === id && copies === 1,
+      ]);
     }
-    return { acknowledged: checks.length, found: checks.filter(Boolean).length };
+    return {
+      acknowledged: checks.length,
+      found: checks.filter(([, ok]) => ok).length,
+      missing: checks.filter(([, ok]) => !ok).map(([write]) => write),
+    };
   } finally {
     await db.end();
   }

@@ -40,6 +40,8 @@ export interface Acknowledged {
   /** key id → its key; revoked: the ids whose revocation was acknowledged. */
   keys: Map<string, string>;
   revoked: Set<string>;
+  /** Keys whose revocation was answered 503: it may have committed before the answer was lost. */
+  revocationUnsure: Set<string>;
 }
 
 export class Workload {
@@ -51,6 +53,7 @@ export class Workload {
     published: new Map(),
     keys: new Map(),
     revoked: new Set(),
+    revocationUnsure: new Set(),
   };
   /** The events the feed listed, in the order it listed them (a repeat is a defect). */
   readonly feed: string[] = [];
@@ -202,6 +205,7 @@ export class Workload {
     await this.send('read', 'GET', '/auth', { headers: { 'X-API-KEY': key } });
     const revoked = await this.send('key revoked', 'DELETE', `${path}/${id}`, { headers: bearer });
     if (revoked.status === 204) this.acked.revoked.add(id);
+    else this.acked.revocationUnsure.add(id);
   }
 
   /** Follows the events feed from where it stopped. */
