@@ -59,6 +59,20 @@ module.exports = {
       from: { path: `^src/${COMPONENTS}/` },
       to: { path: `^src/${COMPONENTS}/`, pathNot: ['^src/$1/', `^src/${COMPONENTS}/index\\.ts$`] },
     },
+    // The integrations component in layers, each importing only those below it: keys/ (API keys), then
+    // webhooks/ (the address, signing, one attempt), then events/ (an event's life, the feed, publishing),
+    // then the actions and routes at its top level.
+    ...[
+      ['keys', 'keys/'],
+      ['webhooks', 'keys/|webhooks/'],
+      ['events', 'keys/|webhooks/|events/'],
+    ].map(([layer, below]) => ({
+      name: `integrations-${layer}-imports-no-layer-above`,
+      severity: 'error',
+      comment: `src/integrations/${layer}/ imports of its component only ${below.replaceAll('|', ', ')}.`,
+      from: { path: `^src/integrations/${layer}/` },
+      to: { path: `^src/integrations/(?!${below})` },
+    })),
     {
       name: 'console-uses-components-through-their-index',
       severity: 'error',

@@ -18,15 +18,21 @@ import { reportNotFound } from '../reports/index.js';
 import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
-import { createKey, listKeys, revokeIntegration } from './api-keys.js';
-import { listDeliveries } from './deliveries.js';
-import type { Notifier } from './notifier.js';
-import { publishReport, type PublishDelivery } from './publish.js';
-import { startReport } from './start.js';
+import { createKey, listKeys } from './keys/api-keys.js';
+import { listDeliveries } from './webhooks/deliveries.js';
+import type { Notifier } from './webhooks/notifier.js';
+import { publishReport, type PublishDelivery } from './events/publish.js';
+import { startReport } from './events/start.js';
 import { applicationEventsRoutes } from './events-routes.js';
-import { revokeCompanyKey, rotateWebhookSecret, saveWebhook } from './integration-actions.js';
-import { readIntegration } from './settings.js';
-import { sendTestDelivery } from './test-delivery.js';
+import {
+  readIntegration,
+  revokeCompanyKey,
+  revokeIntegration,
+  rotateWebhookSecret,
+  saveWebhook,
+} from './integration-actions.js';
+
+import { sendTestDelivery } from './webhooks/test-delivery.js';
 
 /**
  * The application's side of a company's REST API integration (x-internal in openapi.yaml; requireAppToken

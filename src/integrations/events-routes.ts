@@ -6,7 +6,7 @@ import { pageLimit } from '../core/page-limit.js';
 import { quoted } from '../core/quoted.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
-import { findEvent, listEvents } from './events.js';
+import { findEvent, listEvents } from './events/events.js';
 import { eventNotFound, recoverFailedEvents, redeliverCompanyEvent } from './integration-actions.js';
 
 /**

@@ -1,14 +1,17 @@
-import type { Event, EventType, SecretRotation, WebhookSettings } from '../api-types.js';
+import type { Event, EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
 import { conflict, notFound } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
-import type { Pool, Queryable } from '../db/pool.js';
-import { revokeKey } from './api-keys.js';
-import { findEvent, redeliverEvent, whyNotRedeliverable } from './events.js';
-import { recoverEvents } from './event-batches.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { isoTimestamp } from '../db/iso-timestamp.js';
+import { existingSandbox } from '../companies/index.js';
+import { listKeys, revokeKey } from './keys/api-keys.js';
+import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.js';
+import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
+import { DEFAULT_EVENT_TYPES } from './webhooks/event-types.js';
 import { keyNotFound } from './integration-error-wording.js';
-import { findWebhookTarget, rotateSecret, setWebhook } from './settings.js';
-import { newWebhookSecret } from './signing.js';
-import { noWebhookAddress } from './test-delivery.js';
+import { findWebhookTarget, rotateSecret, setWebhook } from './webhooks/settings.js';
+import { newWebhookSecret } from './webhooks/signing.js';
+import { noWebhookAddress } from './webhooks/test-delivery.js';
 
 /**
  * The actions of Settings > Integrations > REST API that the application API and the console share:
@@ -72,4 +75,58 @@ export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId
 export async function recoverFailedEvents(db: Pool, companyId: string, since: Date): Promise<number> {
   await refuseWithoutAddress(db, companyId, 'recover');
   return recoverEvents(db, companyId, since);
+}
+
+/**
+ * "Revoke REST API Integration": ends the active integration (its webhook address and secret go)
+ * and deletes all of its keys, in one transaction. Reports keep pointing at the revoked integration,
+ * which is how they know never to notify again. Nothing active is not an error.
+ */
+export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
+  const sandbox = await existingSandbox(pool, companyId);
+  await withTransaction(pool, async (db) => {
+    await revokeIn(db, companyId);
+    // The sandbox's integration too: its keys and its webhook address go with the company's.
+    if (sandbox) await revokeIn(db, sandbox);
+  });
+  // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
+  // revocation has committed, so that no number of them can roll it back.
+  await cancelRevokedEvents(pool, companyId);
+  if (sandbox) await cancelRevokedEvents(pool, sandbox);
+}
+
+async function revokeIn(db: Queryable, companyId: string): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
+            previous_webhook_secret = NULL, previous_secret_expires_at = NULL
+      WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
+    [companyId],
+  );
+  // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
+  if (rows[0])
+    await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+}
+
+/** The company's active integration as Settings > Integrations > REST API shows it. */
+export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
+  const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
+    `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret, event_types AS "eventTypes",
+            CASE WHEN webhook_disabled_reason = '' THEN 'active' ELSE 'disabled' END AS "webhookStatus",
+            webhook_disabled_reason AS "webhookDisabledReason",
+            CASE WHEN previous_secret_expires_at > now()
+                 THEN ${isoTimestamp('previous_secret_expires_at')} END AS "previousSecretExpiresAt"
+       FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
+    [companyId],
+  );
+  const active = rows[0];
+  return {
+    active: active !== undefined,
+    webhookUrl: active?.webhookUrl ?? null,
+    secret: active?.secret ?? null,
+    previousSecretExpiresAt: active?.previousSecretExpiresAt ?? null,
+    webhookStatus: active?.webhookStatus ?? 'active',
+    webhookDisabledReason: active?.webhookDisabledReason ?? '',
+    eventTypes: active?.eventTypes ?? [...DEFAULT_EVENT_TYPES],
+    keys: active ? await listKeys(db, companyId) : [],
+  };
 }

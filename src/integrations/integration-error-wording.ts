@@ -1,6 +1,6 @@
 import { quoted } from '../core/quoted.js';
 import type { FieldWording } from '../core/error-wording-types.js';
-import { EVENT_TYPE_NAMES } from './event-types.js';
+import { EVENT_TYPE_NAMES } from './webhooks/event-types.js';
 
 const HTTPS_URL = 'must be an absolute https:// URL';
 

@@ -4,8 +4,8 @@ import { notFound, refuse } from '../core/errors.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
 import { reportNotFound, wipeSandbox } from '../reports/index.js';
-import { publishReport, type PublishDelivery } from './publish.js';
-import { startReport } from './start.js';
+import { publishReport, type PublishDelivery } from './events/publish.js';
+import { startReport } from './events/start.js';
 
 /** What a sandbox publish sends when the partner names no address: one that exists nowhere. */
 const generatedUrl = (reportId: string) => `https://sandbox.invalid/reports/${encodeURIComponent(reportId)}`;

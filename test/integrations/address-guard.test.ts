@@ -1,6 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import { expect } from 'chai';
-import { embeddedIpv4Refusal, guardedAgent, refusedAddress } from '../../src/integrations/address-guard.js';
+import { embeddedIpv4Refusal, guardedAgent, refusedAddress } from '../../src/integrations/webhooks/address-guard.js';
 
 describe('the webhook address guard: IPv4 inside IPv6', () => {
   it('judges an IPv6 transition address by the IPv4 address it embeds', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { hashKey, newKey } from '../../src/integrations/api-keys.js';
+import { hashKey, newKey } from '../../src/integrations/keys/api-keys.js';
 import { APP_TOKEN, api, killChangeFeed, newCompany, pool } from '../support/harness.js';
 import { cachingServer, useUntilCached, type CachingServer } from '../support/caching-server.js';
 import { until } from '../support/wait.js';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { DEFAULT_EVENT_TYPES, EVENT_TYPES, EVENT_TYPE_NAMES } from '../../src/integrations/event-types.js';
+import { DEFAULT_EVENT_TYPES, EVENT_TYPES, EVENT_TYPE_NAMES } from '../../src/integrations/webhooks/event-types.js';
 import { sampleReport } from '../../src/reports/index.js';
 import { contract, spec } from '../support/contract.js';
 import { api, newCompany, pool } from '../support/harness.js';
 import { auth } from '../support/webhooks.js';
 
 /**
- * The event types' catalogue (src/integrations/event-types.ts) held together with openapi.yaml and the
+ * The event types' catalogue (src/integrations/webhooks/event-types.ts) held together with openapi.yaml and the
  * integrations table, and an integration's choice of types through the application API.
  */
 

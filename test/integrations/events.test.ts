@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { sweepOldEvents } from '../../src/integrations/event-batches.js';
-import { placeEvents } from '../../src/integrations/feed-positions.js';
+import { sweepOldEvents } from '../../src/integrations/events/event-batches.js';
+import { placeEvents } from '../../src/integrations/events/feed-positions.js';
 import pg from 'pg';
 import { api, databaseUrl, newCompany, newTestKey, pool, unique } from '../support/harness.js';
 import { eventsSuite, type Event } from '../support/events.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FailingAddresses } from '../../src/integrations/failing-addresses.js';
+import { FailingAddresses } from '../../src/integrations/webhooks/failing-addresses.js';
 
 describe('FailingAddresses: the pacing of a company whose receiver fails', () => {
   const inFlight = new Map([['a', 1]]);

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { OUTCOME_NOT_RECORDED } from '../../src/integrations/deliveries.js';
+import { OUTCOME_NOT_RECORDED } from '../../src/integrations/webhooks/deliveries.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { APP_TOKEN, api, appDeps, reportInput, unique } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import type { Pool } from '../../src/db/pool.js';
-import { OUTCOME_NOT_RECORDED } from '../../src/integrations/deliveries.js';
+import { OUTCOME_NOT_RECORDED } from '../../src/integrations/webhooks/deliveries.js';
 import { freePort } from '../../src/local/index.js';
 import { APP_TOKEN, api, newApp, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
 import { webhookSuite } from '../support/webhooks.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.js';
-import { databaseKeys } from '../../src/integrations/api-key-cache.js';
+import { databaseKeys } from '../../src/integrations/keys/api-key-cache.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { assertMatchesContract } from '../support/contract.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { expect } from 'chai';
-import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import { DeliveryWorker } from '../../src/integrations/events/delivery-worker.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { api, newCompany, pool, reportInput, TEST_RETRY_POLICY } from '../support/harness.js';
 import { startReceiver, startStage, stop, type Receiver } from '../support/receiver-process.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
-import { OUTCOME_NOT_RECORDED } from '../../src/integrations/deliveries.js';
+import { OUTCOME_NOT_RECORDED } from '../../src/integrations/webhooks/deliveries.js';
 import { SAMPLE_REPORT_ID } from '../../src/reports/sample.js';
 import { api, appDeps, databaseUrl, newApp, newCompany } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createKey, hashKey } from '../../src/integrations/api-keys.js';
+import { createKey, hashKey } from '../../src/integrations/keys/api-keys.js';
 import { api, feedBackend, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { cachingServer, useUntilCached, type CachingServer } from '../support/caching-server.js';
 

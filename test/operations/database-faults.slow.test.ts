@@ -6,7 +6,7 @@ import { createApp } from '../../src/app.js';
 import { toHttpError } from '../../src/platform/http/error-handler.js';
 import { MIGRATIONS_DIR, runMigrations } from '../../src/db/migrate.js';
 import { createPool, withTransaction, type Pool } from '../../src/db/pool.js';
-import { createKey } from '../../src/integrations/api-keys.js';
+import { createKey } from '../../src/integrations/keys/api-keys.js';
 import { createCompany } from '../../src/companies/companies.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/database.js';
 import { api, appDeps, reportInput, unique } from '../support/harness.js';

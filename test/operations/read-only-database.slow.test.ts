@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import { DeliveryWorker } from '../../src/integrations/events/delivery-worker.js';
 import { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
 import { createClusterDatabase, type ClusterDatabase } from '../support/database.js';
 import { api, databaseUrl, testLimits, TEST_RETRY_POLICY } from '../support/harness.js';

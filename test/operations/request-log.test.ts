@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
-import { newKey } from '../../src/integrations/api-keys.js';
+import { newKey } from '../../src/integrations/keys/api-keys.js';
 import { APP_TOKEN, api, appDeps, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import { HttpsReceiver } from '../support/https-receiver.js';

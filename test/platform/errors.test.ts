@@ -5,7 +5,7 @@ import request, { type Response } from 'supertest';
 import { parse } from 'yaml';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
-import { newKey } from '../../src/integrations/api-keys.js';
+import { newKey } from '../../src/integrations/keys/api-keys.js';
 import { refuse, unavailable } from '../../src/core/errors.js';
 import { ERROR_WORDING } from '../../src/error-wording.js';
 import { ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE, errorHandler } from '../../src/platform/http/error-handler.js';

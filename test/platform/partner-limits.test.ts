@@ -16,7 +16,7 @@ import {
   type TestCompany,
 } from '../support/harness.js';
 import { gate, until } from '../support/wait.js';
-import { databaseKeys } from '../../src/integrations/api-key-cache.js';
+import { databaseKeys } from '../../src/integrations/keys/api-key-cache.js';
 
 /** A request whose body is sent in part: it holds its place in its company's share until finished. */
 interface HeldRequest {

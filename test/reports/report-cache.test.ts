@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Report } from '../../src/api-types.js';
-import { databaseKeys } from '../../src/integrations/api-key-cache.js';
+import { databaseKeys } from '../../src/integrations/keys/api-key-cache.js';
 import { ChangeFeed } from '../../src/db/change-feed.js';
 import type { Pool } from '../../src/db/pool.js';
 import { databaseReports, ReportCache } from '../../src/reports/cache.js';

@@ -8,7 +8,7 @@ import { migrate } from 'postgres-migrations';
 import { createApp } from '../../src/app.js';
 import { MIGRATIONS_DIR, runMigrations } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
-import { createKey } from '../../src/integrations/api-keys.js';
+import { createKey } from '../../src/integrations/keys/api-keys.js';
 import type { User } from '../../src/api-types.js';
 import { addUser, createCompany } from '../../src/companies/companies.js';
 import { api, appDeps, databaseUrl, newApp, newCompany, pool, reportInput, unique } from '../support/harness.js';

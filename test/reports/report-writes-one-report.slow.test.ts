@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { ReportInput } from '../../src/api-types.js';
-import { createKey, revokeKey } from '../../src/integrations/api-keys.js';
+import { createKey, revokeKey } from '../../src/integrations/keys/api-keys.js';
 import type { Origin } from '../../src/reports/fields.js';
 import { ReportWriter } from '../../src/reports/write.js';
 import { loadSchemaFaker, validReportBody } from '../contract/support/requests.js';

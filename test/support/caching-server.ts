@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';
-import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
+import { ApiKeyCache } from '../../src/integrations/keys/api-key-cache.js';
 import { api, countingPool, databaseUrl, newApp } from './harness.js';
 
 export interface CachingServer {

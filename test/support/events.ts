@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from '../../src/db/pool.js';
-import { DeliveryWorker } from '../../src/integrations/delivery-worker.js';
-import type { RetryPolicy } from '../../src/integrations/event-life.js';
+import { DeliveryWorker } from '../../src/integrations/events/delivery-worker.js';
+import type { RetryPolicy } from '../../src/integrations/events/event-life.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { api, reportInput, TEST_RETRY_POLICY } from './harness.js';
 import { auth, webhookSuite } from './webhooks.js';

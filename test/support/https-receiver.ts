@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { localhostCertificate } from '../../scripts/localhost-certificate.js';
-import { createNotifier, type Notifier, type NotifierOptions } from '../../src/integrations/notifier.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../../src/integrations/webhooks/notifier.js';
 import { assertWebhookMatchesContract } from './contract.js';
 
 export interface ReceivedWebhook {

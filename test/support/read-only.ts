@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Response, Test } from 'supertest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createPool, type Pool, type Queryable } from '../../src/db/pool.js';
-import { ApiKeyCache } from '../../src/integrations/api-key-cache.js';
+import { ApiKeyCache } from '../../src/integrations/keys/api-key-cache.js';
 import { consoleClient, signIn } from './console.js';
 import { api, APP_TOKEN, appDeps, reportInput, unique } from './harness.js';
 import type { HttpsReceiver } from './https-receiver.js';

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp } from '../../src/app.js';
-import { createNotifier, type Notifier } from '../../src/integrations/notifier.js';
+import { createNotifier, type Notifier } from '../../src/integrations/webhooks/notifier.js';
 import { listen } from '../../src/platform/http/listen.js';
 import { APP_TOKEN, appDeps, pool } from './harness.js';
 

@@ -1,4 +1,4 @@
-import type { EventType } from '../api-types.js';
+import type { EventType } from '../../api-types.js';
 
 /**
  * The event types: one row each says what the code needs of a type (the webhook of openapi.yaml that

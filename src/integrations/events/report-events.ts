@@ -1,9 +1,9 @@
-import type { EventType, Report } from '../api-types.js';
-import type { Queryable } from '../db/pool.js';
-import type { PublishState } from '../reports/index.js';
+import type { EventType, Report } from '../../api-types.js';
+import type { Queryable } from '../../db/pool.js';
+import type { PublishState } from '../../reports/index.js';
 import { recordEvent } from './events.js';
-import { integrationWebhook, type IntegrationWebhook } from './settings.js';
-import { newWebhookId } from './signing.js';
+import { integrationWebhook, type IntegrationWebhook } from '../webhooks/settings.js';
+import { newWebhookId } from '../webhooks/signing.js';
 
 /**
  * Whether a report's event is due, for every type alike: the one place that decides it (a publish adds

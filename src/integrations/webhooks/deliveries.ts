@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/pool.js';
+import type { Queryable } from '../../db/pool.js';
 import type { DeliveryAttempt } from './notifier.js';
-import { SAMPLE_REPORT_ID } from '../reports/index.js';
-import type { WebhookDelivery } from '../api-types.js';
-import { isoTimestamp } from '../db/iso-timestamp.js';
+import { SAMPLE_REPORT_ID } from '../../reports/index.js';
+import type { WebhookDelivery } from '../../api-types.js';
+import { isoTimestamp } from '../../db/iso-timestamp.js';
 
 /** Where one attempt goes: written to the log before it is sent. */
 export interface AttemptTarget {

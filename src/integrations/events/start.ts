@@ -1,6 +1,6 @@
-import type { Report } from '../api-types.js';
-import { withTransaction, type Pool } from '../db/pool.js';
-import { markStarted } from '../reports/index.js';
+import type { Report } from '../../api-types.js';
+import { withTransaction, type Pool } from '../../db/pool.js';
+import { markStarted } from '../../reports/index.js';
 import { recordReportEvent } from './report-events.js';
 import { placeEvents } from './feed-positions.js';
 

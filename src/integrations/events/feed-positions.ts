@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withTransaction, type Pool } from '../db/pool.js';
+import { withTransaction, type Pool } from '../../db/pool.js';
 
 /**
  * The feed's order (migration 26). An event gets its position only after the transaction that recorded it

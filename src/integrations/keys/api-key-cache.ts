@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { ChangeFeed, KEY_CHANNEL } from '../db/change-feed.js';
-import { NotifiedCache } from '../db/notified-cache.js';
-import type { Queryable } from '../db/pool.js';
+import { ChangeFeed, KEY_CHANNEL } from '../../db/change-feed.js';
+import { NotifiedCache } from '../../db/notified-cache.js';
+import type { Queryable } from '../../db/pool.js';
 import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
 
 /** Finds the principal behind an API key; undefined for an unknown or revoked key. */

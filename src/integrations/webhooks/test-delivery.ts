@@ -1,11 +1,11 @@
-import type { WebhookTestResult } from '../api-types.js';
-import type { Pool } from '../db/pool.js';
-import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
+import type { WebhookTestResult } from '../../api-types.js';
+import type { Pool } from '../../db/pool.js';
+import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../../core/errors.js';
 import { findWebhookTarget } from './settings.js';
 import { completeAttempt, startAttempt } from './deliveries.js';
 import { endFailureRun } from './address-health.js';
 import type { DeliveryAttempt, Notifier } from './notifier.js';
-import { sampleReport } from '../reports/index.js';
+import { sampleReport } from '../../reports/index.js';
 import { newWebhookId } from './signing.js';
 import { webhookBody } from './event-types.js';
 

@@ -1,14 +1,14 @@
-import { withTransaction, type Pool } from '../db/pool.js';
-import type { Logger } from '../platform/observability/logger.js';
-import { completeAttempt, startLeasedAttempt } from './deliveries.js';
+import { withTransaction, type Pool } from '../../db/pool.js';
+import type { Logger } from '../../platform/observability/logger.js';
+import { completeAttempt, startLeasedAttempt } from '../webhooks/deliveries.js';
 import { settleAttempt, type RetryPolicy } from './event-life.js';
 import { failEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
-import { eventTarget } from './settings.js';
-import type { DeliveryAttempt, Notifier } from './notifier.js';
-import { FailingAddresses } from './failing-addresses.js';
+import { eventTarget } from '../webhooks/settings.js';
+import type { DeliveryAttempt, Notifier } from '../webhooks/notifier.js';
+import { FailingAddresses } from '../webhooks/failing-addresses.js';
 import { takeDueEvents, type Due } from './due-events.js';
-import { webhookBody } from './event-types.js';
+import { webhookBody } from '../webhooks/event-types.js';
 
 export interface DeliveryWorkerOptions {
   db: Pool;

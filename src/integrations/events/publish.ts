@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
-import type { Pool } from '../db/pool.js';
-import { withTransaction } from '../db/pool.js';
-import { conflict, isRefusal, refuse } from '../core/errors.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { quoted } from '../core/quoted.js';
+import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../../api-types.js';
+import type { Pool } from '../../db/pool.js';
+import { withTransaction } from '../../db/pool.js';
+import { conflict, isRefusal, refuse } from '../../core/errors.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { quoted } from '../../core/quoted.js';
 import {
   claimForDelivery,
   findForCompany,
@@ -13,17 +13,17 @@ import {
   releaseClaim,
   type PublishClaim,
   type PublishPrecondition,
-} from '../reports/index.js';
-import { completeAttempt, startAttempt } from './deliveries.js';
+} from '../../reports/index.js';
+import { completeAttempt, startAttempt } from '../webhooks/deliveries.js';
 import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-life.js';
 import { placeEvents } from './feed-positions.js';
 import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
-import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
-import { integrationWebhook } from './settings.js';
-import { newWebhookId } from './signing.js';
-import { webhookBody } from './event-types.js';
+import type { DeliveryAttempt, Notifier, WebhookMessage } from '../webhooks/notifier.js';
+import { integrationWebhook } from '../webhooks/settings.js';
+import { newWebhookId } from '../webhooks/signing.js';
+import { webhookBody } from '../webhooks/event-types.js';
 
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
 const CLAIM_MARGIN_MS = 5_000;

@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/pool.js';
-import type { DeliveryAttempt } from './notifier.js';
-import { addressWorked, disableAddress, disablingReason, pauseAddress } from './address-health.js';
+import type { Queryable } from '../../db/pool.js';
+import type { DeliveryAttempt } from '../webhooks/notifier.js';
+import { addressWorked, disableAddress, disablingReason, pauseAddress } from '../webhooks/address-health.js';
 
 /**
  * An event's life, rule by rule, and where each rule is decided. An event is:

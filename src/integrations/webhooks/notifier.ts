@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
-import { webhookDeliveries } from '../platform/observability/metrics.js';
+import { webhookDeliveries } from '../../platform/observability/metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
-import type { EventType } from '../api-types.js';
+import type { EventType } from '../../api-types.js';
 import { signedHeaders } from './signing.js';
 
 /** One webhook message: where it goes, how it is signed, and the exact body. */

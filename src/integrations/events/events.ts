@@ -1,7 +1,7 @@
-import type { Event, EventType, Report } from '../api-types.js';
-import { quoted } from '../core/quoted.js';
-import { isoTimestamp } from '../db/iso-timestamp.js';
-import type { Queryable } from '../db/pool.js';
+import type { Event, EventType, Report } from '../../api-types.js';
+import { quoted } from '../../core/quoted.js';
+import { isoTimestamp } from '../../db/iso-timestamp.js';
+import type { Queryable } from '../../db/pool.js';
 
 /**
  * Events (migration 18): each webhook that was due, kept with where its delivery stands. An event is

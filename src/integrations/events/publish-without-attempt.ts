@@ -1,10 +1,10 @@
-import type { PublishResult, Report, WhenDeliveryFails } from '../api-types.js';
-import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../core/errors.js';
-import type { Queryable } from '../db/pool.js';
-import { findForCompany, markPublished, publishStateOf, type PublishState } from '../reports/index.js';
+import type { PublishResult, Report, WhenDeliveryFails } from '../../api-types.js';
+import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../../core/errors.js';
+import type { Queryable } from '../../db/pool.js';
+import { findForCompany, markPublished, publishStateOf, type PublishState } from '../../reports/index.js';
 import { recordEvent } from './events.js';
 import { hasAddress, whyNoEvent } from './report-events.js';
-import { integrationWebhook, type IntegrationWebhook } from './settings.js';
+import { integrationWebhook, type IntegrationWebhook } from '../webhooks/settings.js';
 
 /**
  * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its

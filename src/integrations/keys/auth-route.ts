@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import type { Ok } from '../api-types.js';
+import type { Ok } from '../../api-types.js';
 
 export function authRouter(): Router {
   const router = Router();

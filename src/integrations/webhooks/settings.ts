@@ -1,7 +1,6 @@
-import type { Queryable } from '../db/pool.js';
-import { listKeys } from './api-keys.js';
-import { isoTimestamp } from '../db/iso-timestamp.js';
-import type { EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
+import type { Queryable } from '../../db/pool.js';
+import { isoTimestamp } from '../../db/iso-timestamp.js';
+import type { EventType, SecretRotation, WebhookSettings } from '../../api-types.js';
 import { DEFAULT_EVENT_TYPES } from './event-types.js';
 
 /**
@@ -153,28 +152,4 @@ export async function eventTarget(db: Queryable, companyId: string, integrationI
     return { refused: 'no_address', reason: 'no webhook address is set' };
   if (target.disabledReason !== '') return { refused: 'disabled', reason: target.disabledReason };
   return { url: target.url, secrets: target.secrets, generation: target.generation };
-}
-
-/** The company's active integration as Settings > Integrations > REST API shows it. */
-export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
-  const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
-    `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret, event_types AS "eventTypes",
-            CASE WHEN webhook_disabled_reason = '' THEN 'active' ELSE 'disabled' END AS "webhookStatus",
-            webhook_disabled_reason AS "webhookDisabledReason",
-            CASE WHEN previous_secret_expires_at > now()
-                 THEN ${isoTimestamp('previous_secret_expires_at')} END AS "previousSecretExpiresAt"
-       FROM integrations WHERE company_id = $1 AND revoked_at IS NULL`,
-    [companyId],
-  );
-  const active = rows[0];
-  return {
-    active: active !== undefined,
-    webhookUrl: active?.webhookUrl ?? null,
-    secret: active?.secret ?? null,
-    previousSecretExpiresAt: active?.previousSecretExpiresAt ?? null,
-    webhookStatus: active?.webhookStatus ?? 'active',
-    webhookDisabledReason: active?.webhookDisabledReason ?? '',
-    eventTypes: active?.eventTypes ?? [...DEFAULT_EVENT_TYPES],
-    keys: active ? await listKeys(db, companyId) : [],
-  };
 }

@@ -1,5 +1,5 @@
-import type { EventType } from '../api-types.js';
-import type { Queryable } from '../db/pool.js';
+import type { EventType } from '../../api-types.js';
+import type { Queryable } from '../../db/pool.js';
 
 /** A due event a take has leased for one attempt. */
 export interface Due {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler } from 'express';
-import { badRequest, refuse } from '../core/errors.js';
-import { setPrincipal } from '../core/request-context.js';
+import { badRequest, refuse } from '../../core/errors.js';
+import { setPrincipal } from '../../core/request-context.js';
 import type { KeyAuthenticator } from './api-key-cache.js';
 import { isIssuedKeyShape } from './api-keys.js';
 

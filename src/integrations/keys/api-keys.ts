@@ -1,13 +1,12 @@
-import type { KeyPrincipal } from '../core/request-context.js';
+import type { KeyPrincipal } from '../../core/request-context.js';
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../core/sha256.js';
-import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
-import { cancelRevokedEvents } from './event-batches.js';
-import { isUuid } from '../core/ids.js';
-import type { ApiKeySummary, CreatedKey } from '../api-types.js';
-import { isoTimestamp } from '../db/iso-timestamp.js';
-import { isReadOnlyTransaction } from '../db/sqlstate.js';
-import { existingSandbox, sandboxOf } from '../companies/index.js';
+import { sha256 } from '../../core/sha256.js';
+import type { Queryable } from '../../db/pool.js';
+import { isUuid } from '../../core/ids.js';
+import type { ApiKeySummary, CreatedKey } from '../../api-types.js';
+import { isoTimestamp } from '../../db/iso-timestamp.js';
+import { isReadOnlyTransaction } from '../../db/sqlstate.js';
+import { sandboxOf } from '../../companies/index.js';
 
 /** Keys start with a recognisable prefix so that secret scanners can find leaked ones; a test key's says so. */
 export const KEY_PREFIX = 'irk_';
@@ -152,34 +151,4 @@ export async function revokeKey(db: Queryable, companyId: string, keyId: string)
     keyId,
   ]);
   return (rowCount ?? 0) > 0;
-}
-
-/**
- * "Revoke REST API Integration": ends the active integration (its webhook address and secret go)
- * and deletes all of its keys, in one transaction. Reports keep pointing at the revoked integration,
- * which is how they know never to notify again. Nothing active is not an error.
- */
-export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
-  const sandbox = await existingSandbox(pool, companyId);
-  await withTransaction(pool, async (db) => {
-    await revokeIn(db, companyId);
-    // The sandbox's integration too: its keys and its webhook address go with the company's.
-    if (sandbox) await revokeIn(db, sandbox);
-  });
-  // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
-  // revocation has committed, so that no number of them can roll it back.
-  await cancelRevokedEvents(pool, companyId);
-  if (sandbox) await cancelRevokedEvents(pool, sandbox);
-}
-
-async function revokeIn(db: Queryable, companyId: string): Promise<void> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
-            previous_webhook_secret = NULL, previous_secret_expires_at = NULL
-      WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
-    [companyId],
-  );
-  // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
-  if (rows[0])
-    await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
 }
