@@ -1,6 +1,13 @@
 import type { Queryable } from '../../db/pool.js';
 import type { DeliveryAttempt } from '../webhooks/notifier.js';
-import { addressWorked, disableAddress, disablingReason, pauseAddress } from '../webhooks/address-health.js';
+import {
+  addressWorked,
+  disableAddress,
+  disablingReason,
+  lockAddress,
+  pauseAddress,
+  type AddressState,
+} from '../webhooks/address-health.js';
 
 /**
  * An event's life, rule by rule, and where each rule is decided. An event is:
@@ -11,7 +18,7 @@ import { addressWorked, disableAddress, disablingReason, pauseAddress } from '..
  * - due while pending and past next_attempt_at, its address not paused; taken under a lease, companies
  *   in turns, those failing now within half the places (due-events.ts, failing-addresses.ts);
  * - attempted to its integration's address with the secrets in force (settings.ts eventTarget), its lease
- *   renewed as the request starts (deliveries.ts startLeasedAttempt), by the publish's own first attempt
+ *   renewed as the request starts (deliveries.ts makeAttempt, the one way an attempt is made), by the publish's own first attempt
  *   or by the worker (delivery-worker.ts);
  * - settled by that attempt's outcome, here (settleAttempt);
  * - redelivered on request, after an attempt in flight, a pending one keeping its schedule, never for a
@@ -110,8 +117,8 @@ async function recordAttempt(
   return rows[0]!.next;
 }
 
-/** The event and its integration as the settle finds them, both locked. */
-interface Found {
+/** The event as the settle finds it (locked), and its integration's address. */
+interface Found extends AddressState {
   failures: number;
   lease: string | null;
   leasedRedelivery: boolean;
@@ -120,9 +127,6 @@ interface Found {
   /** How long until resume_at (0 when past). */
   resumeInMs: number | null;
   integrationId: string;
-  revoked: boolean;
-  generation: number;
-  disabledReason: string;
 }
 
 /** The state a failed attempt leaves its event in, the address still enabled. */
@@ -167,20 +171,15 @@ export async function settleAttempt(
   attempt: DeliveryAttempt & HeldAttempt,
   policy: RetryPolicy,
 ): Promise<SettledAttempt | undefined> {
-  // The integration's row first, then the event's: the order a revocation takes them in, so the two
-  // never wait on each other in a cycle. NO KEY: inserting an event holds its integration's row KEY SHARE
-  // (the foreign key) until its transaction ends, which a plain FOR UPDATE would wait for.
+  // The event's row is locked; its integration's is read unlocked (a success changes it only when there
+  // is something to clear, conditionally), and locked by decide() only when a failure counts against it.
   const { rows } = await db.query<Found>(
-    `WITH integration AS (
-       SELECT i.id AS "integrationId", i.revoked_at IS NOT NULL AS revoked, i.webhook_generation AS generation,
-              i.webhook_disabled_reason AS "disabledReason"
-         FROM integrations i JOIN webhook_events e ON e.company_id = i.company_id AND e.integration_id = i.id
-        WHERE e.company_id = $1 AND e.id = $2 FOR NO KEY UPDATE OF i)
-     SELECT e.failures, e.lease, e.leased_redelivery AS "leasedRedelivery", e.redelivery,
+    `SELECT e.failures, e.lease, e.leased_redelivery AS "leasedRedelivery", e.redelivery,
             CASE WHEN e.resume_at IS NOT NULL
                  THEN greatest(0, (extract(epoch FROM e.resume_at - clock_timestamp()) * 1000)::int) END AS "resumeInMs",
-            i.*
-       FROM webhook_events e, integration i
+            i.id AS "integrationId", i.revoked_at IS NOT NULL AS revoked, i.webhook_generation AS generation,
+            i.webhook_disabled_reason AS "disabledReason"
+       FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
       WHERE e.company_id = $1 AND e.id = $2 AND e.status = 'pending' FOR UPDATE OF e`,
     [companyId, eventId],
   );
@@ -213,23 +212,23 @@ async function decide(
   attempt: DeliveryAttempt & HeldAttempt,
   policy: RetryPolicy,
 ): Promise<NextState & { disabled?: string }> {
-  const { failures } = event;
+  const { failures, integrationId } = event;
   const delivered = attempt.error === '';
-  if (event.revoked)
+  const address = delivered ? event : await lockAddress(db, companyId, integrationId);
+  if (address.revoked)
     return delivered
       ? { status: 'delivered', error: '', waitMs: null, failures }
       : { status: 'cancelled', error: REVOKED, waitMs: null, failures };
-  if (event.generation !== attempt.generation)
+  if (address.generation !== attempt.generation)
     return { status: 'pending', error: 'the webhook address changed during the attempt', waitMs: 0, failures };
-  const { integrationId } = event;
   if (delivered) {
-    await addressWorked(db, companyId, integrationId);
+    await addressWorked(db, companyId, integrationId, attempt.generation);
     return { status: 'delivered', error: '', waitMs: null, failures };
   }
-  if (event.disabledReason !== '')
+  if (address.disabledReason !== '')
     return {
       status: 'failed',
-      error: `the webhook address is disabled: ${event.disabledReason}`,
+      error: `the webhook address is disabled: ${address.disabledReason}`,
       waitMs: null,
       failures,
     };

@@ -9,14 +9,42 @@ import type { DeliveryAttempt } from './notifier.js';
 
 const GONE = 'the receiver answered HTTP 410 Gone';
 
-/** A 2xx: the run of failures and any pause end. */
-export async function addressWorked(db: Queryable, companyId: string, integrationId: string): Promise<void> {
+/** What the settle needs of the integration's address. */
+export interface AddressState {
+  revoked: boolean;
+  generation: number;
+  disabledReason: string;
+}
+
+/**
+ * The integration's address read again under its row's lock, for a failure: the run of failures, a pause
+ * or a disable is then counted against the address as it is, and a change of address or a revocation
+ * waits for it (or it for them). The lock is taken after the event's, as every transaction that holds both
+ * does (a revocation holds the integration's alone; its events are cancelled after it commits).
+ */
+export async function lockAddress(db: Queryable, companyId: string, integrationId: string): Promise<AddressState> {
+  const { rows } = await db.query<AddressState>(
+    `SELECT revoked_at IS NOT NULL AS revoked, webhook_generation AS generation,
+            webhook_disabled_reason AS "disabledReason"
+       FROM integrations WHERE company_id = $1 AND id = $2 FOR NO KEY UPDATE`,
+    [companyId, integrationId],
+  );
+  return rows[0]!;
+}
+
+/** A 2xx from the address of `generation`: its run of failures and any pause end (not a newer address's). */
+export async function addressWorked(
+  db: Queryable,
+  companyId: string,
+  integrationId: string,
+  generation: number,
+): Promise<void> {
   await db.query(
     `UPDATE integrations SET webhook_failing_since = NULL, webhook_last_failure_at = NULL, webhook_paused_until = NULL
-      WHERE company_id = $1 AND id = $2
+      WHERE company_id = $1 AND id = $2 AND webhook_generation = $3
         -- Nothing to clear, nothing written: most successes follow successes.
         AND (webhook_failing_since IS NOT NULL OR webhook_last_failure_at IS NOT NULL OR webhook_paused_until IS NOT NULL)`,
-    [companyId, integrationId],
+    [companyId, integrationId, generation],
   );
 }
 
