@@ -1,11 +1,11 @@
-import { withTransaction, type Pool } from '../../db/pool.js';
+import type { Pool } from '../../db/pool.js';
 import type { Logger } from '../../platform/observability/logger.js';
-import { completeAttempt, startLeasedAttempt } from '../webhooks/deliveries.js';
+import { makeAttempt } from '../webhooks/deliveries.js';
 import { settleAttempt, type RetryPolicy } from './event-life.js';
 import { failEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { eventTarget } from '../webhooks/settings.js';
-import type { DeliveryAttempt, Notifier } from '../webhooks/notifier.js';
+import type { Notifier } from '../webhooks/notifier.js';
 import { FailingAddresses } from '../webhooks/failing-addresses.js';
 import { takeDueEvents, type Due } from './due-events.js';
 import { webhookBody } from '../webhooks/event-types.js';
@@ -181,30 +181,19 @@ export class DeliveryWorker {
       return;
     }
     const renew = Date.now() - takenAt > LEASE_MARGIN_MS / 2;
-    const deliveryId = await startLeasedAttempt(db, event.companyId, {
+    const { url, secrets, generation } = target;
+    const payload = webhookBody(event.type, event.payload);
+    const plan = {
+      message: { url, secrets, webhookId: event.id, type: event.type, payload },
       reportId: event.reportId,
-      webhookId: event.id,
-      url: target.url,
       ...(renew && { lease: { token: event.lease, ms: this.leaseMs } }),
-    });
-    if (deliveryId === undefined) return;
-    const attempt: DeliveryAttempt = await notifier.deliver({
-      url: target.url,
-      secrets: target.secrets,
-      webhookId: event.id,
-      type: event.type,
-      payload: webhookBody(event.type, event.payload),
-    });
-    const settled = await withTransaction(db, async (tx) => {
-      await completeAttempt(tx, event.companyId, deliveryId, attempt);
-      return settleAttempt(
-        tx,
-        event.companyId,
-        event.id,
-        { ...attempt, lease: event.lease, generation: target.generation },
-        policy,
-      );
-    });
+    };
+    const held = { lease: event.lease, generation };
+    const made = await makeAttempt(db, notifier, event.companyId, plan, (tx, attempt) =>
+      settleAttempt(tx, event.companyId, event.id, { ...attempt, ...held }, policy),
+    );
+    if (!made) return;
+    const { attempt, recorded: settled } = made;
     this.failing.record(event.companyId, attempt.error === '');
     // Those left when this fails (the database gone) fail as they are taken.
     if (settled?.disabled) await failDisabledEvents(db, event.companyId, settled.disabled).catch(() => undefined);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../../api-types.js';
-import type { Pool } from '../../db/pool.js';
-import { withTransaction } from '../../db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.js';
 import { conflict, isRefusal, refuse } from '../../core/errors.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
@@ -14,7 +13,7 @@ import {
   type PublishClaim,
   type PublishPrecondition,
 } from '../../reports/index.js';
-import { completeAttempt, startAttempt } from '../webhooks/deliveries.js';
+import { makeAttempt } from '../webhooks/deliveries.js';
 import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-life.js';
 import { placeEvents } from './feed-positions.js';
 import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
@@ -31,7 +30,6 @@ const CLAIM_MARGIN_MS = 5_000;
 /** A claimed delivery: what is sent, and what step 3 needs to record it. */
 interface Delivery {
   message: WebhookMessage;
-  deliveryId: string;
   claim: PublishClaim;
   /** Local time when the claim expires (Retry-After when the outcome cannot be recorded). */
   claimExpires: number;
@@ -55,10 +53,11 @@ export interface PublishDelivery {
  * Publishes a report and, when due, delivers the webhook first, in three steps so that no database
  * connection, transaction or lock is held while the receiver takes its time:
  * 1. one short transaction claims the report (a second publish gets 409 until the claim ends or
- *    expires), keeps the attempt's webhook-id on it and writes the attempt to the delivery log;
- * 2. the delivery, holding only one of the notifier's places (when none is free, or the company holds
- *    its share of them: 503 with Retry-After, or, with `"retry"`, published at once, its event waiting);
- * 3. a second short transaction records the outcome: with `whenDeliveryFails: "fail"`, a 2xx publishes
+ *    expires), keeps the attempt's webhook-id on it and records its event as it is sent;
+ * 2. the attempt, made as every attempt is (deliveries.ts makeAttempt: logged, then sent), holding only
+ *    one of the notifier's places (when none is free, or the company holds its share of them: 503 with
+ *    Retry-After, or, with `"retry"`, published at once, its event waiting);
+ * 3. the attempt's transaction records the outcome: with `whenDeliveryFails: "fail"`, a 2xx publishes
  *    and records the event, delivered, and a failure leaves the report unchanged (502; its retry reuses
  *    the webhook-id); with `"retry"`, the report is published either way and its event recorded and
  *    settled by the attempt (event-life.ts), for the background to try again. When step 3
@@ -82,13 +81,16 @@ export async function publishReport(
   const claimed = await claim(pool, notifier, companyId, reportId, input, mode, precondition);
   if (!claimed) return claimed;
   if ('webhook' in claimed) return placed(pool, claimed);
-  let attempt: DeliveryAttempt;
-  try {
-    attempt = await notifier.deliver(claimed.message);
-  } finally {
-    claimed.release();
-  }
-  return placed(pool, await recordOutcome(pool, policy, companyId, reportId, claimed, attempt, mode));
+  const plan = {
+    message: claimed.message,
+    reportId,
+    sent: claimed.release,
+    unrecorded: (err: unknown, attempt?: DeliveryAttempt) => notRecorded(err, claimed, attempt),
+  };
+  const made = await makeAttempt(pool, notifier, companyId, plan, (db, attempt) =>
+    recordOutcome(db, policy, companyId, reportId, claimed, attempt, mode),
+  );
+  return placed(pool, await answer(pool, companyId, reportId, claimed, made!, mode));
 }
 
 /**
@@ -131,7 +133,6 @@ async function claim(
 
       const url = target.webhookUrl!;
       const claim = await claimForDelivery(db, companyId, reportId, webhookId, claimMs);
-      const deliveryId = await startAttempt(db, companyId, { reportId, webhookId, url });
       const current = (await findForCompany(db, companyId, reportId))!;
       // The claim keeps partner updates out until step 3, so this is exactly what step 3 publishes.
       const report = {
@@ -146,7 +147,7 @@ async function claim(
       const held = { integrationId: state.integrationId!, generation: target.webhookGeneration, lease: randomUUID() };
       const event = { id: webhookId, type, reportId, payload: JSON.stringify(report), ...held };
       await recordSendingEvent(db, companyId, event);
-      return { message, deliveryId, claim, claimExpires: Date.now() + claimMs, report, release, ...held };
+      return { message, claim, claimExpires: Date.now() + claimMs, report, release, ...held };
     });
   } catch (err) {
     release?.();
@@ -155,44 +156,64 @@ async function claim(
 }
 
 /**
- * Step 3: the attempt's outcome in the delivery log and, on a 2xx, the report published; a report
- * deleted during the delivery (a sandbox wiped) cannot be, and the answer says so beside the webhook sent.
+ * Step 3, in the attempt's transaction (its outcome written to the delivery log): on a 2xx, or with
+ * `"retry"`, the report published and its event settled; with `"fail"` and a failure, the claim released
+ * and the event forgotten (false). A report deleted during the delivery (a sandbox wiped) cannot be
+ * published, and the answer says so beside the webhook sent.
  */
 async function recordOutcome(
-  pool: Pool,
+  db: Queryable,
   policy: RetryPolicy,
   companyId: string,
   reportId: string,
-  { deliveryId, claim: claimed, claimExpires, report, message, generation, lease }: Delivery,
+  { claim: claimed, report, message, generation, lease }: Delivery,
   attempt: DeliveryAttempt,
   mode: WhenDeliveryFails,
-): Promise<PublishResult> {
-  let published: { settled: SettledAttempt; deleted: boolean } | false;
-  try {
-    published = await withTransaction(pool, async (db) => {
-      await completeAttempt(db, companyId, deliveryId, attempt);
-      if (attempt.error && mode === 'fail') {
-        await releaseClaim(db, companyId, reportId, claimed);
-        await forgetSendingEvent(db, companyId, message.webhookId, lease);
-        return false;
-      }
-      // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
-      const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
-      if (deleted && (await findForCompany(db, companyId, reportId))) return false;
-      // The event is held by this attempt from the start, so only its outcome settles it.
-      if (!(await eventSent(db, companyId, message.webhookId, lease))) throw claimTakenOver(reportId);
-      const settled = await settleAttempt(db, companyId, message.webhookId, { ...attempt, lease, generation }, policy);
-      return { settled: settled!, deleted };
-    });
-  } catch (err) {
-    if (!isDatabaseUnavailable(err) && !isRefusal(err, 'UNAVAILABLE')) throw err;
-    const retryAfter = Math.max(1, Math.ceil((claimExpires - Date.now()) / 1000));
-    const outcome = attempt.error || `the receiver answered HTTP ${attempt.httpStatus}`;
-    throw refuse.unavailable(
-      `database unavailable after the webhook delivery (${outcome}), so its outcome is not recorded: publish again in ${retryAfter} s; the retry carries the same webhook-id`,
-      retryAfter,
-    );
+): Promise<{ settled: SettledAttempt; deleted: boolean } | false> {
+  if (attempt.error && mode === 'fail') {
+    await releaseClaim(db, companyId, reportId, claimed);
+    await forgetSendingEvent(db, companyId, message.webhookId, lease);
+    return false;
   }
+  // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
+  const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
+  if (deleted && (await findForCompany(db, companyId, reportId))) return false;
+  // The event is held by this attempt from the start, so only its outcome settles it.
+  if (!(await eventSent(db, companyId, message.webhookId, lease))) throw claimTakenOver(reportId);
+  const settled = await settleAttempt(db, companyId, message.webhookId, { ...attempt, lease, generation }, policy);
+  return { settled: settled!, deleted };
+}
+
+/**
+ * When the database fails before the request (nothing sent) or while its outcome is recorded, the claim
+ * runs out by itself: 503 saying when to publish again; the retry carries the same webhook-id.
+ */
+function notRecorded(err: unknown, { claimExpires }: Delivery, attempt?: DeliveryAttempt): unknown {
+  if (!isDatabaseUnavailable(err) && !isRefusal(err, 'UNAVAILABLE')) return err;
+  const retryAfter = Math.max(1, Math.ceil((claimExpires - Date.now()) / 1000));
+  const again = `publish again in ${retryAfter} s; the retry carries the same webhook-id`;
+  if (!attempt)
+    return refuse.unavailable(`database unavailable before the webhook delivery, nothing sent: ${again}`, retryAfter);
+  const outcome = attempt.error || `the receiver answered HTTP ${attempt.httpStatus}`;
+  return refuse.unavailable(
+    `database unavailable after the webhook delivery (${outcome}), so its outcome is not recorded: ${again}`,
+    retryAfter,
+  );
+}
+
+/** The publish's answer once step 3 has committed. */
+async function answer(
+  pool: Pool,
+  companyId: string,
+  reportId: string,
+  { report, message }: Delivery,
+  {
+    attempt,
+    deliveryId,
+    recorded: published,
+  }: { attempt: DeliveryAttempt; deliveryId: string; recorded: Awaited<ReturnType<typeof recordOutcome>> },
+  mode: WhenDeliveryFails,
+): Promise<PublishResult> {
   if (attempt.error && mode === 'fail') throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
   if (!published) throw claimTakenOver(reportId);
   const eventId = message.webhookId;

@@ -1,17 +1,26 @@
-import type { Queryable } from '../../db/pool.js';
-import type { DeliveryAttempt } from './notifier.js';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.js';
+import { isUniqueViolation } from '../../db/sqlstate.js';
+import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
 import { SAMPLE_REPORT_ID } from '../../reports/index.js';
 import type { WebhookDelivery } from '../../api-types.js';
 import { isoTimestamp } from '../../db/iso-timestamp.js';
 
-/** Where one attempt goes: written to the log before it is sent. */
-export interface AttemptTarget {
+/**
+ * One attempt: the message sent, and what its row in the delivery log says of it (written before it is sent).
+ */
+export interface AttemptPlan {
+  message: WebhookMessage;
   /** null for a test delivery: its sample report exists nowhere. */
   reportId: string | null;
-  webhookId: string;
-  url: string;
   /** A background attempt's lease on its event, renewed for `ms` as the attempt starts. */
   lease?: { token: string; ms: number };
+  /** Called as soon as the receiver has answered (or failed to): the caller's place for the delivery is free. */
+  sent?: () => void;
+  /**
+   * The error to throw when the database fails around the request: before it (nothing was sent: `attempt`
+   * undefined) or while its outcome is recorded. The database's own error when absent.
+   */
+  unrecorded?: (err: unknown, attempt?: DeliveryAttempt) => unknown;
 }
 
 /**
@@ -21,52 +30,86 @@ export interface AttemptTarget {
 export const OUTCOME_NOT_RECORDED =
   'no outcome recorded: the delivery is in flight, or the service lost its database before recording it';
 
+/** Tries to number an attempt while others of its webhook-id take the same numbers at once (one wins each try). */
+const NUMBERING_TRIES = 5;
+
+/**
+ * Makes one attempt, for a publish, the worker and a test delivery alike: its row written to the
+ * delivery log first (one statement, on a pooled connection that goes back at once), the request sent
+ * holding nothing of the database, then in one transaction its outcome written to the row and `record`
+ * run (settling the event, publishing the report, ending the address's run of failures). Undefined when
+ * a lease was given and the event is no longer held by it: nothing was sent.
+ */
+export async function makeAttempt<T>(
+  pool: Pool,
+  notifier: Notifier,
+  companyId: string,
+  plan: AttemptPlan,
+  record: (db: Queryable, attempt: DeliveryAttempt, deliveryId: string) => Promise<T>,
+): Promise<{ deliveryId: string; attempt: DeliveryAttempt; recorded: T } | undefined> {
+  const unrecorded = plan.unrecorded ?? ((err: unknown) => err);
+  let deliveryId: string | undefined;
+  let attempt: DeliveryAttempt;
+  try {
+    deliveryId = await startAttempt(pool, companyId, plan).catch((err: unknown) => {
+      throw unrecorded(err);
+    });
+    if (deliveryId === undefined) return undefined;
+    attempt = await notifier.deliver(plan.message);
+  } finally {
+    plan.sent?.();
+  }
+  const id = deliveryId;
+  try {
+    const recorded = await withTransaction(pool, async (db) => {
+      await completeAttempt(db, companyId, id, attempt);
+      return record(db, attempt, id);
+    });
+    return { deliveryId: id, attempt, recorded };
+  } catch (err) {
+    throw unrecorded(err, attempt);
+  }
+}
+
 /**
  * Writes an attempt about to be sent to the delivery log and answers its id. With a lease, only while the
  * lease still holds the event, renewing it from now: the request then ends (its time limit) before the lease
- * can, so no other process sends the same webhook-id meanwhile. Undefined when the lease is lost.
+ * can, so no other process sends the same webhook-id meanwhile. Undefined when the lease is lost. The
+ * attempt's number is one more than the highest of its webhook-id's; the unique index refuses a number
+ * another attempt took at the same moment, and the next try counts again.
  */
-export async function startLeasedAttempt(
-  db: Queryable,
-  companyId: string,
-  target: AttemptTarget,
-): Promise<string | undefined> {
-  // The attempt's number: one more than the attempts already logged with its webhook-id.
-  const { rows } = await db.query<{ id: string }>(
-    `WITH held AS (
-       UPDATE webhook_events SET leased_until = clock_timestamp() + $7 * interval '1 millisecond'
-        WHERE company_id = $1 AND id = $3 AND lease = $6 AND status = 'pending'
-       RETURNING 1)
-     INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error, attempt)
-     SELECT $1, $2, $3, $4, 0, $5,
-            (SELECT count(*) + 1 FROM webhook_deliveries WHERE company_id = $1 AND webhook_id = $3)
-      WHERE $6::uuid IS NULL OR EXISTS (SELECT FROM held)
-     RETURNING id`,
-    [
-      companyId,
-      target.reportId,
-      target.webhookId,
-      target.url,
-      OUTCOME_NOT_RECORDED,
-      target.lease?.token ?? null,
-      target.lease?.ms ?? 0,
-    ],
-  );
-  return rows[0]?.id;
+async function startAttempt(db: Queryable, companyId: string, plan: AttemptPlan): Promise<string | undefined> {
+  for (let tries = 1; ; tries++) {
+    try {
+      const { rows } = await db.query<{ id: string }>(
+        `WITH held AS (
+           UPDATE webhook_events SET leased_until = clock_timestamp() + $7 * interval '1 millisecond'
+            WHERE company_id = $1 AND id = $3 AND lease = $6 AND status = 'pending'
+           RETURNING 1)
+         INSERT INTO webhook_deliveries (company_id, report_id, webhook_id, url, duration_ms, error, attempt)
+         SELECT $1, $2, $3, $4, 0, $5,
+                (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_deliveries WHERE company_id = $1 AND webhook_id = $3)
+          WHERE $6::uuid IS NULL OR EXISTS (SELECT FROM held)
+         RETURNING id`,
+        [
+          companyId,
+          plan.reportId,
+          plan.message.webhookId,
+          plan.message.url,
+          OUTCOME_NOT_RECORDED,
+          plan.lease?.token ?? null,
+          plan.lease?.ms ?? 0,
+        ],
+      );
+      return rows[0]?.id;
+    } catch (err) {
+      if (!isUniqueViolation(err) || tries === NUMBERING_TRIES) throw err;
+    }
+  }
 }
 
-/** Writes an attempt about to be sent (a publish's own, a test delivery) to the delivery log; answers its id. */
-export async function startAttempt(db: Queryable, companyId: string, target: AttemptTarget): Promise<string> {
-  return (await startLeasedAttempt(db, companyId, target))!;
-}
-
-/** Records what happened to an attempt started with startAttempt. */
-export async function completeAttempt(
-  db: Queryable,
-  companyId: string,
-  id: string,
-  attempt: DeliveryAttempt,
-): Promise<void> {
+/** Records what happened to an attempt. */
+async function completeAttempt(db: Queryable, companyId: string, id: string, attempt: DeliveryAttempt): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries
         SET attempted_at = $3, duration_ms = $4, http_status = $5, error = $6, response_excerpt = $7

@@ -2,9 +2,9 @@ import type { WebhookTestResult } from '../../api-types.js';
 import type { Pool } from '../../db/pool.js';
 import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../../core/errors.js';
 import { findWebhookTarget } from './settings.js';
-import { completeAttempt, startAttempt } from './deliveries.js';
+import { makeAttempt } from './deliveries.js';
 import { endFailureRun } from './address-health.js';
-import type { DeliveryAttempt, Notifier } from './notifier.js';
+import type { Notifier } from './notifier.js';
 import { sampleReport } from '../../reports/index.js';
 import { newWebhookId } from './signing.js';
 import { webhookBody } from './event-types.js';
@@ -14,11 +14,10 @@ export const noWebhookAddress = (whose = 'the company') => conflict(`${whose} ha
 
 /**
  * Sends the company's receiver a reportPublished request with a sample report, signed like every
- * delivery and marked `webhook-test: true`, and logs the attempt as a publish does: written before
- * it is sent, its outcome after. Each step is one statement on a pooled connection that goes back at
- * once, so nothing of the database is held while the receiver is awaited; the delivery takes one of
- * the notifier's places like a publish's, within the company's share (503 with Retry-After when none
- * is free for it, nothing sent).
+ * delivery and marked `webhook-test: true`, as one attempt like any other (deliveries.ts makeAttempt:
+ * logged before it is sent, nothing of the database held while the receiver is awaited); a 2xx ends the
+ * address's run of failures. The delivery takes one of the notifier's places like a publish's, within
+ * the company's share (503 with Retry-After when none is free for it, nothing sent).
  */
 export async function sendTestDelivery(
   pool: Pool,
@@ -31,25 +30,21 @@ export async function sendTestDelivery(
   const place = notifier.reserve(companyId);
   if ('refused' in place)
     throw refuse.unavailable(`${place.refused}: test again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
-  const { release } = place;
-  let attempt: DeliveryAttempt;
-  let deliveryId: string;
-  const webhookId = newWebhookId();
-  try {
-    deliveryId = await startAttempt(pool, companyId, { reportId: null, webhookId, url: target.url });
-    attempt = await notifier.deliver({
+  const plan = {
+    message: {
       url: target.url,
       secrets: target.secrets,
-      webhookId,
-      type: 'report.published',
+      webhookId: newWebhookId(),
+      type: 'report.published' as const,
       payload: webhookBody('report.published', JSON.stringify(sampleReport(new Date()))),
       test: true,
-    });
-  } finally {
-    release();
-  }
-  await completeAttempt(pool, companyId, deliveryId, attempt);
-  if (!attempt.error) await endFailureRun(pool, companyId, target.generation);
+    },
+    reportId: null,
+    sent: place.release,
+  };
+  const { attempt, deliveryId } = (await makeAttempt(pool, notifier, companyId, plan, async (db, attempt) => {
+    if (!attempt.error) await endFailureRun(db, companyId, target.generation);
+  }))!;
   if (attempt.error) throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
   return { outcome: 'sent', deliveryId, status: attempt.httpStatus! };
 }
