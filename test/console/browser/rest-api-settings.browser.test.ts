@@ -47,6 +47,30 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     await live.getByLabel('Webhook address').fill(receiver.url(hook));
     await live.getByRole('button', { name: 'Save', exact: true }).click();
     await live.getByText('Status: active').waitFor();
+    // The event types by keyboard: Space on report.started, Tab on to Save, Enter.
+    const started = live.getByRole('checkbox', { name: /^report\.started/ });
+    expect(await started.isChecked()).to.equal(false);
+    await started.focus();
+    await page.keyboard.press('Space');
+    await live.getByLabel('Webhook address').fill(receiver.url(hook));
+    await live.getByRole('button', { name: 'Save', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await live.getByText('Status: active').waitFor();
+    const { body: integration } = await api().get(`/internal/companies/${companyId}/integration`).set(auth).expect(200);
+    expect(integration.eventTypes).to.deep.equal(['report.published', 'report.started']);
+    expect(await live.getByRole('checkbox', { name: /^report\.started/ }).isChecked()).to.equal(true);
+    await accessible('event types saved');
+    // On a phone's width (390 px) nothing of the page is wider than the screen, the event types included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflowing = await page.evaluate(() =>
+      [...document.querySelectorAll('main *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+    );
+    expect(overflowing, 'wider than 390 px').to.deep.equal([]);
+    await live.getByRole('checkbox', { name: /^report\.started/ }).scrollIntoViewIfNeeded();
+    await accessible('rest api at 390 px');
+    await page.setViewportSize({ width: 1280, height: 720 });
     // With script, the outcome is swapped into its status region: the page itself stays (htmx).
     await page.evaluate(() => document.body.setAttribute('data-page-kept', ''));
     await live.getByRole('button', { name: 'Send test delivery' }).click();
@@ -95,6 +119,6 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
 
     expectNothingRan(browser);
-    expect(checked).to.have.length(8);
+    expect(checked).to.have.length(10);
   });
 });
