@@ -137,17 +137,27 @@ function webhookConfig(env: NodeJS.ProcessEnv) {
         `got "${webhookMaxInFlightPerCompany}": a company's share is part of the process's places`,
     );
   }
+  // The Standard Webhooks schedule: about three days in all.
+  const webhookRetrySchedule = schedule(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h');
+  const eventRetentionMs = duration(env, 'EVENT_RETENTION', '30d');
+  const scheduleMs = webhookRetrySchedule.reduce((sum, wait) => sum + wait, 0);
+  if (eventRetentionMs <= scheduleMs) {
+    // An event would be forgotten while it is still retried, or soon after its last attempt.
+    throw new ConfigError(
+      `EVENT_RETENTION must be longer than WEBHOOK_RETRY_SCHEDULE's waits together (${Math.ceil(scheduleMs / 1000)} s), ` +
+        `got "${env.EVENT_RETENTION}": an event must outlive its attempts`,
+    );
+  }
   return {
     webhookAllowedCidrs: Object.freeze(cidrList(env, 'WEBHOOK_ALLOWED_CIDRS')),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookMaxInFlight,
     webhookMaxInFlightPerCompany,
-    // The Standard Webhooks schedule: about three days in all.
-    webhookRetrySchedule: Object.freeze(schedule(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
+    webhookRetrySchedule: Object.freeze(webhookRetrySchedule),
     webhookDisableAfterMs: duration(env, 'WEBHOOK_DISABLE_AFTER', '5d'),
     webhookRetryPollMs: integer(env, 'WEBHOOK_RETRY_POLL_MS', 1_000, 10, 60_000),
     webhookWorker: boolean(env, 'WEBHOOK_WORKER', true),
-    eventRetentionMs: duration(env, 'EVENT_RETENTION', '30d'),
+    eventRetentionMs,
     eventSweepIntervalMs: eventSweepInterval(env),
   };
 }

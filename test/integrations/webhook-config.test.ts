@@ -116,4 +116,15 @@ describe('webhook configuration', () => {
       }
     }
   });
+
+  it('refuses an EVENT_RETENTION not longer than the schedule, naming both', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1d,2d', EVENT_RETENTION: '3d' })).to.throw(
+      ConfigError,
+      'EVENT_RETENTION must be longer than WEBHOOK_RETRY_SCHEDULE\'s waits together (259200 s), got "3d": an event must outlive its attempts',
+    );
+    expect(() => loadConfig({ EVENT_RETENTION: '3d' })).to.throw(ConfigError, /^EVENT_RETENTION must be longer/);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1d,2d', EVENT_RETENTION: '4d' }).eventRetentionMs).to.equal(
+      345_600_000,
+    );
+  });
 });
