@@ -3,7 +3,7 @@
  * - src/core: errors, request context, ids, error wording types; imports nothing of the project.
  * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
  * - src/db: pool, migrations, change feed, notified cache, batcher.
- * - src/reports, src/integrations, src/companies: the product's components; each is used by the
+ * - src/reports, src/integrations, src/companies, src/audit: the product's components; each is used by the
  *   others only through its index.ts, and writes only its own tables (test/table-owners.test.ts).
  * - src/console: the server-rendered console, a layer above the components: it uses them through their
  *   index.ts, and only the composition (app.ts) mounts it.
@@ -13,7 +13,7 @@
  * - scripts/: the tools and benchmarks, which use the components and local development through their index.ts,
  *   and of the tests only the servers both start (test/support/https-receiver.ts, stock-postgres.ts).
  */
-const COMPONENTS = '(reports|integrations|companies)';
+const COMPONENTS = '(reports|integrations|companies|audit)';
 
 module.exports = {
   forbidden: [

@@ -788,6 +788,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/companies/{companyId}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's audit trail, newest first
+         * @description Who did what to the company's REST API integration, its reports and its people, when and from
+         *     which client address: API keys generated and revoked, webhook addresses saved, signing secrets
+         *     revealed and rotated, test deliveries, redeliveries and recoveries, the integration revoked,
+         *     reports started and published (and whether the integration was notified), people invited, their
+         *     roles changed, people removed, sign-ins to the console that succeeded or failed. The trail is
+         *     append-only: an entry is never changed, and goes only when older than `AUDIT_RETENTION` (365
+         *     days by default). Filter by who acted (`actor`) and by `action`; page to older entries with
+         *     `before` (the `Link` header's `rel="next"`).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/companies/{companyId}/events": {
         parameters: {
             query?: never;
@@ -1408,6 +1438,49 @@ export interface components {
         };
         /** @description ISO 8601 in UTC with milliseconds. */
         Timestamp: string;
+        /** @description One entry of a company's audit trail. */
+        AuditEvent: {
+            /**
+             * @description The entry's id; `before` pages to older entries.
+             * @example 1042
+             */
+            id: string;
+            at: components["schemas"]["Timestamp"];
+            /** @description Who acted. */
+            actor: {
+                /**
+                 * @description One of the company's people, the operator (the application token), or a partner's API key.
+                 * @enum {string}
+                 */
+                type: "person" | "operator" | "key";
+                /**
+                 * @description The person's e-mail address, `operator`, or the key's prefix.
+                 * @example dana@example.com
+                 */
+                name: string;
+            };
+            action: components["schemas"]["AuditAction"];
+            /**
+             * @description What the action was done to (a key's prefix, a report's or an event's id, a person's e-mail address), or empty.
+             * @example irk_live_3kT9
+             */
+            subject: string;
+            /** @description The action's particulars, such as a key's mode, a webhook address, how a publish notified the integration. */
+            details: {
+                [key: string]: string;
+            };
+            /**
+             * @description The client address the request came from (behind a proxy, as `TRUST_PROXY` has it), or empty.
+             * @example 203.0.113.7
+             */
+            clientAddress: string;
+        };
+        /**
+         * @description An action the audit trail records.
+         * @example key.revoked
+         * @enum {string}
+         */
+        AuditAction: "key.generated" | "key.revoked" | "webhook.saved" | "webhook.secret_revealed" | "webhook.secret_rotated" | "webhook.test_sent" | "event.redelivered" | "events.recovered" | "integration.revoked" | "report.started" | "report.published" | "user.invited" | "user.role_changed" | "user.removed" | "sign_in.succeeded" | "sign_in.failed";
         /**
          * @description A webhook that was due (`reportPublished` or `reportStarted`, as `type` says): recorded in the
          *     commit that published or started the report, when the report came in through the partner API, its
@@ -3813,6 +3886,66 @@ export interface operations {
                 };
             };
             /** @description `limit` is not an integer from 1 to 100, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "limit must be an integer from 1 to 100"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CompanyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of entries returned, 1 to 100. */
+                limit?: number;
+                /** @description The id of an entry of the trail; only older entries are returned. */
+                before?: string;
+                /** @description Only the entries of one who acted, as `actor.name` shows it (an e-mail address, `operator`, or a key's prefix). */
+                actor?: string;
+                /** @description Only the entries of one action. */
+                action?: components["schemas"]["AuditAction"];
+            };
+            header?: never;
+            path: {
+                /** @description The company's `id`. An unknown or malformed id gives 404. */
+                companyId: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page of entries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description `<...>; rel="next"` when older entries follow; absent on the last page. */
+                    Link?: string;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvent"][];
+                };
+            };
+            /** @description `limit` is not an integer from 1 to 100, `before` is not an entry id, `action` is not an action of the trail, `actor` is empty or too long, an unknown query parameter, or one whose percent-escapes are not UTF-8. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

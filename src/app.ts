@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Pool } from './db/pool.js';
+import { auditRouter } from './audit/index.js';
 import { companiesRouter } from './companies/index.js';
 import { consoleRouter } from './console/index.js';
 import {
@@ -148,7 +149,12 @@ export function createApp({
 
   app.use(authRouter());
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, publishing), eventsRouter(db));
-  app.use(companiesRouter(db), applicationReportsRouter(db, writes), integrationsRouter(db, publishing));
+  app.use(
+    companiesRouter(db),
+    applicationReportsRouter(db, writes),
+    integrationsRouter(db, publishing),
+    auditRouter(db),
+  );
   const starting = () => (validation.building ? 'starting: the validators are being built' : undefined);
   app.use(operationsRouter(db, appToken, starting));
 

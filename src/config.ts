@@ -58,6 +58,8 @@ export interface Config {
   readonly webhookWorker: boolean;
   /** How long events are kept, in milliseconds (EVENT_RETENTION). */
   readonly eventRetentionMs: number;
+  /** How long the audit trail's entries are kept, in milliseconds (AUDIT_RETENTION). */
+  readonly auditRetentionMs: number;
   /** How often a process sweeps events past their retention, in milliseconds (EVENT_SWEEP_INTERVAL). */
   readonly eventSweepIntervalMs: number;
   /** The address partners reach the service at, named in the published documents' `servers`; no trailing slash. */
@@ -158,6 +160,7 @@ function webhookConfig(env: NodeJS.ProcessEnv) {
     webhookRetryPollMs: integer(env, 'WEBHOOK_RETRY_POLL_MS', 1_000, 10, 60_000),
     webhookWorker: boolean(env, 'WEBHOOK_WORKER', true),
     eventRetentionMs,
+    auditRetentionMs: duration(env, 'AUDIT_RETENTION', '365d'),
     eventSweepIntervalMs: eventSweepInterval(env),
   };
 }

@@ -7,6 +7,7 @@ import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
+import { sweepAudit } from './audit/index.js';
 import { ApiKeyCache, createNotifier, DeliveryWorker, placeEvents, sweepOldEvents } from './integrations/index.js';
 import { Admission } from './platform/limits/admission.js';
 import { EventLoopLoad } from './platform/limits/loop-load.js';
@@ -25,6 +26,15 @@ const ADMISSION_WAIT_MS = 2_000;
 const LOOP_BUSY = 0.25;
 /** How often this process sweeps Idempotency-Keys past their 24 hours and sandbox reports past their 30 days. */
 const SWEEP_MS = 10 * 60_000;
+
+/** Every SWEEP_MS: console sessions past their expiry, and audit entries past AUDIT_RETENTION. */
+function sweepConsoleAndAudit(db: Pool, auditRetentionMs: number): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    void sweepExpiredSessions(db).catch(() => undefined);
+    void sweepAudit(db, auditRetentionMs).catch(() => undefined);
+  }, SWEEP_MS);
+  return timer.unref();
+}
 
 /** Each key's request budget (across processes, through the database) and each company's share of this process. */
 function partnerLimits(config: Config, db: Pool) {
@@ -119,8 +129,7 @@ export async function startServingProcess(
   const reports = new ReportCache({ db, feed });
   const { admission, rateLimiter } = partnerLimits(config, db);
   const sweeper = sweepEvery(db, SWEEP_MS);
-  const sessionSweeper = setInterval(() => void sweepExpiredSessions(db).catch(() => undefined), SWEEP_MS);
-  sessionSweeper.unref();
+  const sessionSweeper = sweepConsoleAndAudit(db, config.auditRetentionMs);
   const { notifier, retryPolicy, worker, eventTimers } = webhookDeliveries(config, db, logger);
   const app = createApp({
     db,

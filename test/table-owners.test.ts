@@ -16,6 +16,7 @@ const OWNERS: Record<string, string[]> = {
   'src/reports': ['reports', 'idempotency_keys'],
   'src/integrations': ['integrations', 'api_keys', 'webhook_deliveries', 'webhook_events'],
   'src/companies': ['companies', 'users'],
+  'src/audit': ['audit_events'],
   // The console's sign-ins: the console's own state, no component's data.
   'src/console': ['console_sessions'],
   // The rate limiter's shared counts per API key and minute: the limiter's state, no component's data.

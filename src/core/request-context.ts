@@ -9,6 +9,8 @@ export interface KeyPrincipal {
   /** The company whose data the key reads and writes: the owner's own (live), or its sandbox's (test; a company of its own). */
   companyId: string;
   keyId: string;
+  /** What of the key may be shown (the audit trail names a key by it). */
+  keyPrefix: string;
   integrationId: string;
   /**
    * The inspection company that owns the key, in either world: companyId for a live key, the sandbox's

@@ -23,8 +23,11 @@ export function newKey(mode: KeyMode = 'live'): { key: string; prefix: string; h
   // A live key never looks like a test key (a random part that starts with "test_", once in 2^30).
   do key = `${PREFIXES[mode]}${randomBytes(32).toString('base64url')}`;
   while (mode === 'live' && key.startsWith(PREFIXES.test));
-  return { key, prefix: key.slice(0, PREFIXES[mode].length + 8), hash: hashKey(key) };
+  return { key, prefix: keyPrefix(key, mode), hash: hashKey(key) };
 }
+
+/** The part of a key that may be shown (lists, the audit trail): its world's prefix and 8 characters. */
+const keyPrefix = (key: string, mode: KeyMode): string => key.slice(0, PREFIXES[mode].length + 8);
 
 /**
  * What newKey makes: the prefix and 43 base64url characters, the last of which carries the 32 bytes'
@@ -73,7 +76,7 @@ async function lookUpKey(db: Queryable, key: string, record: boolean): Promise<K
           -- a.last_used_at, not k's snapshot: a concurrent first use re-checks the row it waited for.
           AND (a.last_used_at IS NULL OR a.last_used_at < clock_timestamp() - interval '1 minute')
      )`;
-  const { rows } = await db.query<KeyPrincipal>({
+  const { rows } = await db.query<Omit<KeyPrincipal, 'keyPrefix'>>({
     name: `authenticate-${test ? 'test-key' : 'key'}${record ? '' : '-unrecorded'}`,
     text: `WITH k AS (
        SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
@@ -83,7 +86,7 @@ async function lookUpKey(db: Queryable, key: string, record: boolean): Promise<K
        FROM k`,
     values: [hashKey(key)],
   });
-  return rows[0];
+  return rows[0] && { ...rows[0], keyPrefix: keyPrefix(key, test ? 'test' : 'live') };
 }
 
 /**
