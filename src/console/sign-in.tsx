@@ -110,7 +110,8 @@ export function signInRoutes(router: Router, { db, appToken }: { db: Pool; appTo
     const next = safeNext(asked);
     const asOperator = token !== undefined;
     const address = typeof email === 'string' ? email : '';
-    const keys = limitKeys(asOperator ? 'operator' : address, req.ip);
+    // The operator's account is the token in force: a new token starts its count afresh.
+    const keys = limitKeys(asOperator ? `operator ${appToken}` : address, req.ip);
     const { retryAfter } = await takeAttempt(db, keys);
     if (retryAfter !== undefined) {
       res.set('Retry-After', String(retryAfter));
