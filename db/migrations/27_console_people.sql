@@ -1,4 +1,4 @@
--- The company's own people in the console (issue 42). A user of a company (an inspector of its reports)
+-- The company's own people in the console. A user of a company (an inspector of its reports)
 -- may have a console account with a role; an account is reached by an invitation, which the operator or
 -- the company's admin makes, and whose one-time link only its holder knows (only its sha256 is kept).
 -- Passwords are kept only as argon2id hashes (PHC strings). An account's e-mail signs in to one company.

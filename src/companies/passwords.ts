@@ -14,7 +14,7 @@ export const PASSWORD_MAX = 256;
 const COMMON = new Set(dictionary['passwords-common'].map((p) => p.toLowerCase()));
 
 /**
- * argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane): @node-rs/argon2 ships it prebuilt
+ * argon2id with OWASP's parameters (memoryCost 19456, timeCost 2, parallelism 1): @node-rs/argon2 ships it prebuilt
  * (docs/decisions.md). The PHC string it returns keeps its parameters and salt with the hash.
  */
 const ARGON2ID: Options = { algorithm: 2 as Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };

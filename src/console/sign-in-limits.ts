@@ -1,7 +1,7 @@
 import { sha256 } from '../core/sha256.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 
-/** Failed sign-ins allowed per account and per client address in a window: 10 per 15 minutes. */
+/** Failed sign-ins allowed per account and per client address in a window (ten in a quarter of an hour). */
 export const SIGN_IN_LIMIT = 10;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 

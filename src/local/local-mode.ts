@@ -61,7 +61,7 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
           : `  Application token (Bearer):   ${credentials.appToken}`,
         `  Console (sign in with it):    ${baseUrl}/console`,
         adminInvitation &&
-          `  Demo admin (${DEMO_ADMIN_EMAIL}), one-time invitation, valid 72 h:\n    ${baseUrl}/console/invitations/${adminInvitation}`,
+          `  Demo admin (${DEMO_ADMIN_EMAIL}), one-time invitation, valid 72 h: ${baseUrl}/console/invitations/${adminInvitation}`,
         `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
       ].filter(Boolean);
       process.stdout.write(['', ...lines, '', ''].join('\n'));
