@@ -22,20 +22,9 @@ import { formValues } from './form.js';
 import { render } from './render.js';
 import { RestApiPage, RevokePage } from './rest-api-sections.js';
 import { base, DELIVERIES_SHOWN, WHOSE, type PageState, type WebhookState, type World } from './rest-api-view.js';
-import type { Refused } from './schema-check.js';
+import { refusalOf } from './schema-check.js';
 
 const PATH = '/companies/:companyId/integrations/rest-api';
-
-/** A bodiless action's refusal (an HttpError below 500) as the form's error, with its status. */
-async function refusalOf(action: () => Promise<unknown>): Promise<Refused | undefined> {
-  try {
-    await action();
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof HttpError) || err.status >= 500) throw err;
-    return { status: err.status, errors: { '': err.message } };
-  }
-}
 
 /**
  * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs

@@ -16,6 +16,17 @@ export interface Refused {
   errors: FieldErrors;
 }
 
+/** A bodiless action's refusal (an HttpError below 500) as the form's error, with its status; anything else is thrown on. */
+export async function refusalOf(action: () => Promise<unknown>): Promise<Refused | undefined> {
+  try {
+    await action();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    return { status: err.status, errors: { '': err.message } };
+  }
+}
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Ajv's error as express-openapi-validator reports it, so that describeValidationErrors words it alike. */

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Company } from '../api-types.js';
 import {
   changeRole,
@@ -12,7 +12,6 @@ import {
   type Person,
   type Role,
 } from '../companies/index.js';
-import { HttpError } from '../core/errors.js';
 import type { PageRouter } from './access.js';
 import { companyOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
@@ -20,7 +19,7 @@ import { CsrfField, Field, FormError, formValues } from './form.js';
 import { invitationPath } from './invitation-page.js';
 import { Layout } from './layout.js';
 import { render } from './render.js';
-import type { FieldErrors } from './schema-check.js';
+import { refusalOf, type FieldErrors } from './schema-check.js';
 
 /** The people a page lists: the API's largest page. */
 const PEOPLE_SHOWN = 100;
@@ -140,17 +139,6 @@ function UsersPage({ company, people, invitations, made, values, errors }: Users
   );
 }
 
-/** An action's refusal (an HttpError below 500) as the page's error; anything else is thrown on. */
-async function refusalOf(action: () => Promise<unknown>): Promise<{ status: number; errors: FieldErrors } | undefined> {
-  try {
-    await action();
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof HttpError) || err.status >= 500) throw err;
-    return { status: err.status, errors: { '': err.message } };
-  }
-}
-
 /**
  * The company's people (GET …/users): their roles, "Change role", "Remove" (the console account: the user
  * stays, an inspector of their reports), "Invite" (the link shown once), each open invitation's "Revoke".
@@ -168,7 +156,7 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
     ]);
     render(res, status, <UsersPage {...{ company, people, invitations, ...state }} />);
   };
-  const done = (req: Request, res: Response, action: () => Promise<unknown>) =>
+  const done = (res: Response, action: () => Promise<unknown>) =>
     refusalOf(action).then((refused) =>
       refused
         ? show(res, refused.status, { errors: refused.errors })
@@ -192,14 +180,12 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
   });
 
   router.post('/companies/:companyId/users/invitations/:invitationId/revoke', (req, res) =>
-    done(req, res, () => revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId)),
+    done(res, () => revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId)),
   );
   router.post('/companies/:companyId/users/:userId/role', (req, res) =>
-    done(req, res, () =>
-      changeRole(db, companyOf(res.locals).id, req.params.userId, (req.body as { role?: unknown }).role),
-    ),
+    done(res, () => changeRole(db, companyOf(res.locals).id, req.params.userId, (req.body as { role?: unknown }).role)),
   );
   router.post('/companies/:companyId/users/:userId/remove', (req, res) =>
-    done(req, res, () => removeAccount(db, companyOf(res.locals).id, req.params.userId)),
+    done(res, () => removeAccount(db, companyOf(res.locals).id, req.params.userId)),
   );
 }
