@@ -15,10 +15,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OWNERS: Record<string, string[]> = {
   'src/reports': ['reports', 'idempotency_keys'],
   'src/integrations': ['integrations', 'api_keys', 'webhook_deliveries', 'webhook_events'],
-  'src/companies': ['companies', 'users'],
+  'src/companies': ['companies', 'users', 'user_accounts', 'user_invitations'],
   'src/audit': ['audit_events'],
   // The console's sign-ins: the console's own state, no component's data.
-  'src/console': ['console_sessions'],
+  'src/console': ['console_sessions', 'console_sign_in_failures'],
   // The rate limiter's shared counts per API key and minute: the limiter's state, no component's data.
   'src/platform/limits': ['rate_limit_counts'],
 };

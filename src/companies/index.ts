@@ -3,3 +3,25 @@ export { addInspector, addUser, countCompanies, createCompany, existingSandbox, 
 export { findCompany, listCompanies, listUsers } from './listing.js';
 export { COMPANY, companiesRouter, requireCompany } from './routes.js';
 export { COMPANY_FIELD_WORDING, companyNotFound } from './company-error-wording.js';
+export {
+  changePassword,
+  changeRole,
+  endSessions,
+  listPeople,
+  removeAccount,
+  ROLES,
+  signInAccount,
+  type Account,
+  type Person,
+  type Role,
+} from './accounts.js';
+export {
+  acceptInvitation,
+  invitationOf,
+  invite,
+  listInvitations,
+  revokeInvitation,
+  type Invitation,
+  type InvitationView,
+} from './invitations.js';
+export { checkPassword, hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './passwords.js';

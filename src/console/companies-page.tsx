@@ -1,7 +1,7 @@
-import type { Router } from 'express';
 import type { Company, CompanyInput } from '../api-types.js';
 import { createCompany, listCompanies } from '../companies/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
+import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { Layout } from './layout.js';
@@ -47,7 +47,7 @@ function CompaniesPage({ companies, next, values, errors }: CompaniesProps) {
 }
 
 /** GET /console/companies (newest first, a page at a time) and POST /console/companies ("Create company"). */
-export function companyPages(router: Router, { db, forms }: PageDeps): void {
+export function companyPages(router: PageRouter, { db, forms }: PageDeps): void {
   const page = (after: unknown) =>
     listCompanies(db, { limit: DEFAULT_PAGE_LIMIT, after: typeof after === 'string' ? after : undefined });
 

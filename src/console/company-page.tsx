@@ -1,7 +1,7 @@
-import type { Router } from 'express';
 import type { Company, User, UserInput } from '../api-types.js';
 import { addInspector, listUsers } from '../companies/index.js';
 import { companyOf } from './company-param.js';
+import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { Layout } from './layout.js';
@@ -30,6 +30,9 @@ function CompanyPage({ company, inspectors, values, errors }: CompanyProps) {
           <li>
             <a href={`${base}/reports`}>Reports</a>
           </li>
+          <li>
+            <a href={`${base}/users`}>Users</a>
+          </li>
         </ul>
       </nav>
       <h2>Inspectors</h2>
@@ -57,7 +60,7 @@ function CompanyPage({ company, inspectors, values, errors }: CompanyProps) {
 }
 
 /** A company's page (its inspectors and its settings' links) and POST …/inspectors ("Add inspector"). */
-export function companyPage(router: Router, { db, forms }: PageDeps): void {
+export function companyPage(router: PageRouter, { db, forms }: PageDeps): void {
   const props = async (company: Company) => ({
     company,
     inspectors: await listUsers(db, company.id, INSPECTORS_SHOWN),

@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import { refuse } from '../core/errors.js';
 import { sameSecret } from '../platform/http/app-token.js';
 
-/** The one path that changes state without a session (there is no token before signing in). */
-const SIGN_IN = '/sign-in';
+/** The forms sent before a session exists (there is no token yet): signing in, accepting an invitation. */
+const signedOutForm = (path: string) => path === '/sign-in' || /^\/invitations\/[^/]+$/.test(path);
 
 /**
  * Refuses every request that may change something (any method but GET and HEAD) unless it comes from
@@ -20,7 +20,7 @@ export const csrfProtection: RequestHandler = (req, res, next) => {
   const origin = req.get('origin');
   if (origin !== undefined && origin !== `${req.protocol}://${req.host}`)
     throw refuse.forbidden('the request came from another origin');
-  if (req.path === SIGN_IN && req.method === 'POST') return next();
+  if (req.method === 'POST' && signedOutForm(req.path)) return next();
   const expected = (res.locals as { csrf?: string }).csrf;
   const sent = (req.body as { _csrf?: unknown } | undefined)?._csrf;
   if (expected === undefined || typeof sent !== 'string' || !sameSecret(sent, expected))

@@ -1,15 +1,15 @@
-import type { Router } from 'express';
 import type { FieldWording } from '../core/error-wording-types.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier, RetryPolicy } from '../integrations/index.js';
 import type { ReportWriter } from '../reports/index.js';
 import type { Logger } from '../platform/observability/logger.js';
+import type { PageRouter } from './access.js';
 import type { FormChecker } from './schema-check.js';
 
 export interface ConsoleDeps {
   db: Pool;
   logger: Logger;
-  /** The application token, which signs a person in. */
+  /** The application token, which signs the operator in. */
   appToken: string;
   /** The words of the API's 400s for each field (the composition's ERROR_WORDING.fields). */
   wording: FieldWording;
@@ -25,4 +25,4 @@ export interface PageDeps extends ConsoleDeps {
 }
 
 /** A module of signed-in pages: registers its routes on the console's router (see pages.ts). */
-export type PageRoutes = (router: Router, deps: PageDeps) => void;
+export type PageRoutes = (router: PageRouter, deps: PageDeps) => void;

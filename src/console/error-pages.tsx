@@ -11,6 +11,7 @@ const TITLES: Record<number, string> = {
   400: 'Bad request',
   403: 'Refused',
   404: 'Not found',
+  410: 'No longer valid',
   413: 'Too large',
   415: 'Not a form',
   503: 'Unavailable for the moment',

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import { mayUse, type Area, type Principal } from './access.js';
 import { CsrfField } from './form.js';
-import { useCsrf } from './render.js';
+import { usePrincipal } from './render.js';
 
 /**
  * htmx may not evaluate code nor add styles or scripts: the CSP forbids inline ones, and nothing needs them.
@@ -16,9 +17,26 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-/** Every page: a skip link, the header (signed in: "Companies" and "Sign out"), one main with one h1. */
+/** The header's links: each shown to the roles that may use its area (access.ts). */
+const NAV: { area: Area; label: string; path: (companyId: string) => string }[] = [
+  { area: 'companies', label: 'Companies', path: () => '/console/companies' },
+  { area: 'company', label: 'Company', path: (id) => `/console/companies/${id}` },
+  { area: 'reports', label: 'Reports', path: (id) => `/console/companies/${id}/reports` },
+  { area: 'users', label: 'Users', path: (id) => `/console/companies/${id}/users` },
+  { area: 'restApi', label: 'REST API', path: (id) => `/console/companies/${id}/integrations/rest-api` },
+  { area: 'account', label: 'Account', path: () => '/console/account' },
+];
+
+/** The operator's links lead to every company; a person's to their own company's areas. */
+function navLinks(principal: Principal) {
+  if (principal.role === 'operator')
+    return NAV.filter((link) => link.area === 'companies').map((l) => [l.label, l.path('')]);
+  return NAV.filter((link) => mayUse(principal, link.area)).map((link) => [link.label, link.path(principal.companyId)]);
+}
+
+/** Every page: a skip link, the header (signed in: the role's links and "Sign out"), one main with one h1. */
 export function Layout({ title, children }: { title: string; children?: ComponentChildren }) {
-  const signedIn = useCsrf() !== undefined;
+  const principal = usePrincipal();
   return (
     <html lang="en">
       <head>
@@ -37,9 +55,13 @@ export function Layout({ title, children }: { title: string; children?: Componen
         </a>
         <header class="site-header">
           <span class="site-name">Inspection Report Intake</span>
-          {signedIn && (
+          {principal && (
             <nav aria-label="Console">
-              <a href="/console/companies">Companies</a>
+              {navLinks(principal).map(([label, href]) => (
+                <a key={href} href={href}>
+                  {label}
+                </a>
+              ))}
               <form method="post" action="/console/sign-out" class="inline">
                 <CsrfField />
                 <button type="submit">Sign out</button>

@@ -1,9 +1,9 @@
-import type { Router } from 'express';
 import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
 import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
 import { listDeliveries, notificationApplies, publishReport, startReport } from '../integrations/index.js';
 import { findForCompany, reportNotFound, type PublishPrecondition } from '../reports/index.js';
 import { companyOf } from './company-param.js';
+import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
@@ -32,7 +32,7 @@ function shownState(body: unknown): { publishedAt: string } {
  * A report's page (GET …/reports/:reportId), "Start" (POST …/start) and "Publish" (POST …/publish):
  * the same functions as the application API's routes (startReport, publishReport).
  */
-export function reportPages(router: Router, deps: PageDeps): void {
+export function reportPages(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
 
   router.get('/companies/:companyId/reports/:reportId', async (req, res) => {
@@ -63,7 +63,7 @@ export function reportPages(router: Router, deps: PageDeps): void {
  * report's publish state as its page showed it (publishedAt): a form sent again after its publish is
  * refused, not published twice.
  */
-function publishRoute(router: Router, deps: PageDeps): void {
+function publishRoute(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
   router.post('/companies/:companyId/reports/:reportId/publish', async (req, res) => {
     const company = companyOf(res.locals);

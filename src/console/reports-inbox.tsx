@@ -1,12 +1,12 @@
-import type { Router } from 'express';
 import type { Company, Report } from '../api-types.js';
 import { badRequest } from '../core/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
 import { decodeCursor, encodeCursor, listForCompany } from '../reports/index.js';
 import { companyOf } from './company-param.js';
+import { mayUse, type PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { Layout } from './layout.js';
-import { render } from './render.js';
+import { render, usePrincipal } from './render.js';
 
 /** How much of a partner's value a row of the inbox shows: the whole value is on the report's page. */
 const SHOWN_CHARS = 80;
@@ -38,7 +38,11 @@ function InboxPage({ company, reports, next }: { company: Company; reports: Repo
   return (
     <Layout title="Reports">
       <p>
-        <a href={`/console/companies/${company.id}`}>{bounded(company.name)}</a>
+        {mayUse(usePrincipal()!, 'company') ? (
+          <a href={`/console/companies/${company.id}`}>{bounded(company.name)}</a>
+        ) : (
+          bounded(company.name)
+        )}
       </p>
       {reports.length === 0 ? (
         <p>No reports yet.</p>
@@ -83,7 +87,7 @@ function InboxPage({ company, reports, next }: { company: Company; reports: Repo
 }
 
 /** GET …/reports: the company's reports, newest inspection first, a page (the API's default limit) at a time. */
-export function reportsInbox(router: Router, { db }: PageDeps): void {
+export function reportsInbox(router: PageRouter, { db }: PageDeps): void {
   router.get('/companies/:companyId/reports', async (req, res) => {
     const company = companyOf(res.locals);
     const cursor = req.query.after;

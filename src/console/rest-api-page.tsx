@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import type { Company, CreatedKey, RecoverInput, SecretRotationInput, WebhookInput } from '../api-types.js';
 import { existingSandbox, sandboxOf } from '../companies/index.js';
 import { HttpError } from '../core/errors.js';
@@ -16,25 +16,15 @@ import {
   sendTestDelivery,
 } from '../integrations/index.js';
 import { companyOf } from './company-param.js';
+import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
 import { RestApiPage, RevokePage } from './rest-api-sections.js';
 import { base, DELIVERIES_SHOWN, WHOSE, type PageState, type WebhookState, type World } from './rest-api-view.js';
-import type { Refused } from './schema-check.js';
+import { refusalOf } from './schema-check.js';
 
 const PATH = '/companies/:companyId/integrations/rest-api';
-
-/** A bodiless action's refusal (an HttpError below 500) as the form's error, with its status. */
-async function refusalOf(action: () => Promise<unknown>): Promise<Refused | undefined> {
-  try {
-    await action();
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof HttpError) || err.status >= 500) throw err;
-    return { status: err.status, errors: { '': err.message } };
-  }
-}
 
 /**
  * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
@@ -53,7 +43,7 @@ type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
  * answered 303 to the page (a redelivery's outcome in the query) unless it shows something once (a new
  * key, a secret) or a test delivery's outcome.
  */
-export function restApiPage(router: Router, deps: PageDeps): void {
+export function restApiPage(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
   const show: Show = async (res, status, state = {}) => {
     const company = companyOf(res.locals);
@@ -84,7 +74,7 @@ export function restApiPage(router: Router, deps: PageDeps): void {
 }
 
 /** "Generate API Key" (the new key shown once, from the POST's own answer) and each key's "Revoke". */
-function keyRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
+function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): void {
   router.post(`${PATH}/api-keys`, async (req, res) => {
     const company = companyOf(res.locals);
     const result = await forms.act<{ mode?: 'live' | 'test' }, CreatedKey>('ApiKeyInput', req.body, ({ mode }) =>
@@ -103,7 +93,7 @@ function keyRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
 }
 
 /** "Save" (address and event types), "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
-function webhookRoutes(router: Router, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
+function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
   const path = `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
   const showWith = (res: Response, status: number, state: WebhookState) =>
     show(res, status, { webhook: { [world]: state } });
@@ -180,7 +170,7 @@ function outcomeOf({ outcome, event, queued }: Record<string, unknown>): string 
  * "Redeliver" (one event) and "Redeliver failed since…" (the recovery): 303 to the page with the outcome
  * in its query (Post/Redirect/Get), so that reloading the page shows it again and sends nothing.
  */
-function eventRoutes(router: Router, { db, forms }: PageDeps, show: Show): void {
+function eventRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): void {
   router.post(`${PATH}/events/redeliver`, async (req, res) => {
     const company = companyOf(res.locals);
     const body = { ...(req.body as object), since: sinceOf((req.body as { since?: unknown }).since) };

@@ -16,6 +16,17 @@ export interface Refused {
   errors: FieldErrors;
 }
 
+/** A bodiless action's refusal (an HttpError below 500) as the form's error, with its status; anything else is thrown on. */
+export async function refusalOf(action: () => Promise<unknown>): Promise<Refused | undefined> {
+  try {
+    await action();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    return { status: err.status, errors: { '': err.message } };
+  }
+}
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Ajv's error as express-openapi-validator reports it, so that describeValidationErrors words it alike. */
@@ -51,6 +62,16 @@ export function formChecker(wording: FieldWording) {
     return { status: 400, errors: { [field]: message } };
   }
 
+  /** One property of a schema checked alone, for a form that asks for part of a shape (an invitation's e-mail). */
+  function checkField(schema: string, field: string, value: unknown): Refused | undefined {
+    const validate = validatorOf(`${schema}/properties/${field}`);
+    if (validate(value)) return undefined;
+    const items = (validate.errors ?? []).map((e) =>
+      asValidatorItem({ ...e, instancePath: `/${field}${e.instancePath}` }),
+    );
+    return { status: 400, errors: { [field]: describeValidationErrors(items, wording) } };
+  }
+
   /**
    * Runs an action on the checked input; a refusal it throws (HttpError below 500) becomes the form's
    * error at the field `fieldOf` names for it, with the refusal's status. Anything else is thrown on.
@@ -71,7 +92,7 @@ export function formChecker(wording: FieldWording) {
     }
   }
 
-  return { check, act };
+  return { check, checkField, act };
 }
 
 export type FormChecker = ReturnType<typeof formChecker>;

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'GONE'
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'CONFLICT_FOR_NOW'
@@ -73,6 +74,8 @@ export const refuse = {
   /** The key is valid but not for this (a live key on a sandbox operation). */
   forbidden: (message: string) => new HttpError('FORBIDDEN', 403, message),
   notFound: (message: string) => new HttpError('NOT_FOUND', 404, message),
+  /** Something that existed and can no longer be used (a console invitation used, revoked or expired). */
+  gone: (message: string) => new HttpError('GONE', 410, message),
   methodNotAllowed: (message: string, headers: Record<string, string>) =>
     new HttpError('METHOD_NOT_ALLOWED', 405, message, headers),
   conflict: (message: string) => new HttpError('CONFLICT', 409, message),

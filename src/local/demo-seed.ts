@@ -1,4 +1,4 @@
-import { addUser, countCompanies, createCompany } from '../companies/index.js';
+import { addUser, countCompanies, createCompany, invite } from '../companies/index.js';
 import { createPool, withTransaction } from '../db/pool.js';
 import { createKey } from '../integrations/index.js';
 
@@ -8,11 +8,17 @@ export interface DemoCredentials {
   demoInspectorEmail: string;
 }
 
+/** The demo company's admin, invited on the first start: the link's token is shown that once, never kept. */
+export const DEMO_ADMIN_EMAIL = 'alex@example.com';
+
 /**
- * On an empty (migrated) database: a demo company with one inspector and an API key. Undefined when
- * the database has a company already (the demo made on an earlier start, or data of the user's own).
+ * On an empty (migrated) database: a demo company with one inspector, an API key and an admin's
+ * invitation (its one-time token). Undefined when the database has a company already (the demo made
+ * on an earlier start, or data of the user's own).
  */
-export async function seedDemo(databaseUrl: string): Promise<DemoCredentials | undefined> {
+export async function seedDemo(
+  databaseUrl: string,
+): Promise<{ credentials: DemoCredentials; adminInvitation: string } | undefined> {
   const pool = createPool({ connectionString: databaseUrl, max: 1 });
   try {
     return await withTransaction(pool, async (db) => {
@@ -21,7 +27,8 @@ export async function seedDemo(databaseUrl: string): Promise<DemoCredentials | u
       const company = await createCompany(db, 'Demo Inspections');
       const inspector = await addUser(db, company.id, 'Dana Inspector', 'dana@example.com');
       const { key } = await createKey(db, company.id);
-      return { demoApiKey: key, demoInspectorEmail: inspector!.email };
+      const { token } = await invite(db, company.id, DEMO_ADMIN_EMAIL, 'admin');
+      return { credentials: { demoApiKey: key, demoInspectorEmail: inspector!.email }, adminInvitation: token };
     });
   } finally {
     await pool.end();

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../platform/observability/logger.js';
-import { seedDemo, type DemoCredentials } from './demo-seed.js';
+import { DEMO_ADMIN_EMAIL, seedDemo, type DemoCredentials } from './demo-seed.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.data');
@@ -17,7 +17,10 @@ export interface LocalMode {
   databaseUrl: string;
   /** Generated on first start and kept in .data/ (APP_TOKEN, when set, is the one in force). */
   appToken: string;
-  /** On an empty (migrated) database: a demo company with one inspector and an API key, kept in .data/. */
+  /**
+   * On an empty (migrated) database: a demo company with one inspector and an API key, kept in .data/,
+   * and its admin's one-time invitation, printed by this start's banner only.
+   */
   seedDemo(): Promise<void>;
   /** Printed for the person at the terminal, not written to the log stream. */
   printBanner(baseUrl: string, appTokenFromEnv: boolean): void;
@@ -34,6 +37,7 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
     : { appToken: `iat_${randomBytes(32).toString('base64url')}` };
   const saveCredentials = () => writeFile(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2), { mode: 0o600 });
   if (!existsSync(CREDENTIALS_FILE)) await saveCredentials();
+  let adminInvitation: string | undefined;
 
   return {
     databaseUrl: embedded.url,
@@ -41,7 +45,8 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
     async seedDemo() {
       const demo = await seedDemo(embedded.url);
       if (demo) {
-        credentials = { ...credentials, ...demo };
+        credentials = { ...credentials, ...demo.credentials };
+        adminInvitation = demo.adminInvitation;
         await saveCredentials();
       }
     },
@@ -55,6 +60,8 @@ export async function startLocalMode(logger: Logger): Promise<LocalMode> {
           ? '  Application token (Bearer):   the one in APP_TOKEN'
           : `  Application token (Bearer):   ${credentials.appToken}`,
         `  Console (sign in with it):    ${baseUrl}/console`,
+        adminInvitation &&
+          `  Demo admin (${DEMO_ADMIN_EMAIL}), one-time invitation, valid 72 h: ${baseUrl}/console/invitations/${adminInvitation}`,
         `  Try: curl -H "X-API-KEY: ${credentials.demoApiKey ?? '<key>'}" ${baseUrl}/auth`,
       ].filter(Boolean);
       process.stdout.write(['', ...lines, '', ''].join('\n'));

@@ -21,7 +21,10 @@ describe('console: signing in and out', () => {
     expect(page.text).to.match(/<label for="sign-in-token">Application token<\/label>/);
     expect(page.text).to.include('<button type="submit">Sign in</button>');
     expect(page.text).not.to.include('Sign out');
-    await consoleClient().get('/console/companies').expect(303).expect('Location', '/console');
+    await consoleClient()
+      .get('/console/companies')
+      .expect(303)
+      .expect('Location', '/console?next=%2Fconsole%2Fcompanies');
   });
 
   it('refuses a wrong token with the page again (401), a message at the field and no cookie', async () => {
@@ -86,7 +89,11 @@ describe('console: signing in and out', () => {
       /^console_session=; Max-Age=0; Path=\/console;/,
     );
     expect(await rowsOf(cookie)).to.equal(0);
-    await consoleClient().get('/console/companies').set('Cookie', cookie).expect(303).expect('Location', '/console');
+    await consoleClient()
+      .get('/console/companies')
+      .set('Cookie', cookie)
+      .expect(303)
+      .expect('Location', '/console?next=%2Fconsole%2Fcompanies');
   });
 
   it('refuses an expired session, and the sweep deletes it', async () => {
@@ -95,7 +102,11 @@ describe('console: signing in and out', () => {
     await pool().query("UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [
       hash,
     ]);
-    await consoleClient().get('/console/companies').set('Cookie', cookie).expect(303).expect('Location', '/console');
+    await consoleClient()
+      .get('/console/companies')
+      .set('Cookie', cookie)
+      .expect(303)
+      .expect('Location', '/console?next=%2Fconsole%2Fcompanies');
     await sweepExpiredSessions(pool());
     expect(await rowsOf(cookie)).to.equal(0);
   });

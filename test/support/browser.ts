@@ -97,13 +97,13 @@ export async function openBrowser(app: Express): Promise<BrowserSession> {
 /** The text of the element that has the keyboard's focus. */
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent);
 
-/** Signs in at /console by keyboard: the application token typed in its field, Tab to "Sign in", Enter. */
+/** Signs in at /console by keyboard: the application token typed in its field, Tab to "Sign in with the token", Enter. */
 export async function signInToConsole(page: Page): Promise<void> {
   await page.goto('/console');
   await page.getByLabel('Application token').focus();
   await page.keyboard.type(APP_TOKEN);
   await page.keyboard.press('Tab');
-  expect(await focused(page)).to.equal('Sign in');
+  expect(await focused(page)).to.equal('Sign in with the token');
   await page.keyboard.press('Enter');
   await page.waitForURL('**/console/companies');
 }

@@ -22,7 +22,7 @@ describe('console in a browser (chromium): sign in, a company, its inspectors', 
     await accessible('sign in');
 
     await page.getByLabel('Application token').fill('not the token');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the token' }).click();
     await page.getByText('This is not the application token.').waitFor();
     await accessible('sign in refused');
     expect(await page.getByLabel('Application token').getAttribute('aria-invalid')).to.equal('true');
@@ -67,9 +67,10 @@ describe('console in a browser (chromium): sign in, a company, its inspectors', 
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/console');
-    expect(await page.getByRole('button', { name: 'Sign in' }).count()).to.equal(1);
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).count()).to.equal(1);
     await page.goto('/console/companies');
     expect(new URL(page.url()).pathname).to.equal('/console');
+    expect(new URL(page.url()).searchParams.get('next')).to.equal('/console/companies');
 
     expectNothingRan(browser);
     expect(checked).to.have.length(5);

@@ -1,0 +1,120 @@
+import type { Queryable } from '../db/pool.js';
+import { badRequest, notFound } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
+import { quoted } from '../core/quoted.js';
+import { checkPassword, hashPassword, passwordMatches } from './passwords.js';
+
+/** A company person's role in the console: `admin` runs everything of the company, `inspector` its reports. */
+export const ROLES = ['admin', 'inspector'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Refuses (400) a role that is none of ROLES. */
+export function checkRole(role: unknown): asserts role is Role {
+  if (!ROLES.includes(role as Role)) throw badRequest(`role must be one of ${ROLES.join(', ')}`);
+}
+
+/** A user of the company and their console role (null: no console account). */
+export interface Person {
+  userId: string;
+  name: string;
+  email: string;
+  role: Role | null;
+}
+
+/** An account as a session holds it: whose it is, their role, and the epoch its sessions must carry. */
+export interface Account {
+  companyId: string;
+  userId: string;
+  role: Role;
+  epoch: number;
+}
+
+const noAccount = (userId: string) => notFound(`user ${quoted(userId)} has no console account`);
+
+/** The company's users by name, each with their role, at most `limit`. */
+export async function listPeople(db: Queryable, companyId: string, limit: number): Promise<Person[]> {
+  const { rows } = await db.query<Person>(
+    `SELECT u.id AS "userId", u.name, u.email, a.role
+       FROM users u LEFT JOIN user_accounts a ON a.company_id = u.company_id AND a.user_id = u.id
+      WHERE u.company_id = $1 ORDER BY lower(u.name), u.id LIMIT $2`,
+    [companyId, limit],
+  );
+  return rows;
+}
+
+/**
+ * The account of the e-mail when the password is its own; undefined otherwise, after the same work
+ * (an unknown e-mail is checked against a hash of no one's password), so the answer's time tells nothing.
+ */
+export async function signInAccount(db: Queryable, email: string, password: string): Promise<Account | undefined> {
+  const { rows } = await db.query<Account & { passwordHash: string }>(
+    `SELECT company_id AS "companyId", user_id AS "userId", role, sessions_epoch AS epoch,
+            password_hash AS "passwordHash"
+       FROM user_accounts WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  const account = rows[0];
+  if (!(await passwordMatches(account?.passwordHash, password)) || !account) return undefined;
+  const { passwordHash: _, ...signedIn } = account;
+  return signedIn;
+}
+
+/** Changes a person's role; a change ends their sessions (their epoch moves on). 404 without an account. */
+export async function changeRole(db: Queryable, companyId: string, userId: string, role: unknown): Promise<void> {
+  checkRole(role);
+  const { rowCount } = await db.query(
+    `UPDATE user_accounts SET role = $3, sessions_epoch = sessions_epoch + (role <> $3)::int
+      WHERE company_id = $1 AND user_id = $2`,
+    [companyId, isUuid(userId) ? userId : null, role],
+  );
+  if (!rowCount) throw noAccount(userId);
+}
+
+/** Removes a person's console account (their sessions end with it); the user stays, an inspector of reports. */
+export async function removeAccount(db: Queryable, companyId: string, userId: string): Promise<void> {
+  const { rowCount } = await db.query('DELETE FROM user_accounts WHERE company_id = $1 AND user_id = $2', [
+    companyId,
+    isUuid(userId) ? userId : null,
+  ]);
+  if (!rowCount) throw noAccount(userId);
+}
+
+/** Ends every session of the person ("Sign out everywhere"); returns the epoch a new session carries. */
+export async function endSessions(
+  db: Queryable,
+  { companyId, userId }: Pick<Account, 'companyId' | 'userId'>,
+): Promise<number> {
+  const { rows } = await db.query<{ epoch: number }>(
+    `UPDATE user_accounts SET sessions_epoch = sessions_epoch + 1
+      WHERE company_id = $1 AND user_id = $2 RETURNING sessions_epoch AS epoch`,
+    [companyId, userId],
+  );
+  if (!rows[0]) throw noAccount(userId);
+  return rows[0].epoch;
+}
+
+/**
+ * Changes the person's password when `current` is theirs (undefined otherwise; 400 for a password the
+ * rules refuse): every session of theirs ends; returns the epoch a new one carries.
+ */
+export async function changePassword(
+  db: Queryable,
+  account: Pick<Account, 'companyId' | 'userId'>,
+  current: string,
+  password: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ hash: string }>(
+    'SELECT password_hash AS hash FROM user_accounts WHERE company_id = $1 AND user_id = $2',
+    [account.companyId, account.userId],
+  );
+  if (!(await passwordMatches(rows[0]?.hash, current))) return undefined;
+  checkPassword(password);
+  const hashed = await hashPassword(password);
+  const { rows: changed } = await db.query<{ epoch: number }>(
+    `UPDATE user_accounts SET password_hash = $3, sessions_epoch = sessions_epoch + 1
+      WHERE company_id = $1 AND user_id = $2 RETURNING sessions_epoch AS epoch`,
+    [account.companyId, account.userId, hashed],
+  );
+  if (!changed[0]) throw noAccount(account.userId);
+  return changed[0].epoch;
+}
