@@ -803,8 +803,9 @@ export interface paths {
          * @description Who did what to the company's REST API integration, its reports and its people, when and from
          *     which client address: API keys generated and revoked, webhook addresses saved, signing secrets
          *     revealed and rotated, test deliveries, redeliveries and recoveries, the integration revoked,
-         *     reports started and published (and whether the integration was notified), people invited, their
-         *     roles changed, people removed, sign-ins to the console that succeeded or failed. The trail is
+         *     reports started and published (and whether the integration was notified), people invited (and
+         *     invitations revoked), their roles changed, people removed, a company person's sign-ins to the
+         *     console that succeeded or failed. The trail is
          *     append-only: an entry is never changed, and goes only when older than `AUDIT_RETENTION` (365
          *     days by default). Filter by who acted (`actor`) and by `action`; page to older entries with
          *     `before` (the `Link` header's `rel="next"`).
@@ -1480,7 +1481,7 @@ export interface components {
          * @example key.revoked
          * @enum {string}
          */
-        AuditAction: "key.generated" | "key.revoked" | "webhook.saved" | "webhook.secret_revealed" | "webhook.secret_rotated" | "webhook.test_sent" | "event.redelivered" | "events.recovered" | "integration.revoked" | "report.started" | "report.published" | "user.invited" | "user.role_changed" | "user.removed" | "sign_in.succeeded" | "sign_in.failed";
+        AuditAction: "key.generated" | "key.revoked" | "webhook.saved" | "webhook.secret_revealed" | "webhook.secret_rotated" | "webhook.test_sent" | "event.redelivered" | "events.recovered" | "integration.revoked" | "report.started" | "report.published" | "user.invited" | "user.invitation_revoked" | "user.role_changed" | "user.removed" | "sign_in.succeeded" | "sign_in.failed";
         /**
          * @description A webhook that was due (`reportPublished` or `reportStarted`, as `type` says): recorded in the
          *     commit that published or started the report, when the report came in through the partner API, its

@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Pool } from './db/pool.js';
 import { auditRouter } from './audit/index.js';
-import { companiesRouter } from './companies/index.js';
+import { companiesRouter, requireCompany } from './companies/index.js';
 import { consoleRouter } from './console/index.js';
 import {
   authRouter,
@@ -153,7 +153,7 @@ export function createApp({
     companiesRouter(db),
     applicationReportsRouter(db, writes),
     integrationsRouter(db, publishing),
-    auditRouter(db),
+    auditRouter(db, requireCompany(db)),
   );
   const starting = () => (validation.building ? 'starting: the validators are being built' : undefined);
   app.use(operationsRouter(db, appToken, starting));

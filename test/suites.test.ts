@@ -76,6 +76,7 @@ describe('test suites (the mocha configurations)', () => {
     const folders = new Set(testFiles.map((file) => file.split('/')[1]!).filter((name) => !name.endsWith('.ts')));
     expect([...folders].sort()).to.deep.equal(
       [
+        'audit',
         'bench',
         'contract',
         'console',

@@ -1,5 +1,6 @@
 import type { AuditAction, AuditEvent } from '../api-types.js';
-import type { Queryable } from '../db/pool.js';
+import pg, { type PoolClient } from 'pg';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 
 /**
@@ -19,6 +20,7 @@ export const AUDIT_ACTIONS = {
   'report.started': 'Report started',
   'report.published': 'Report published',
   'user.invited': 'Person invited',
+  'user.invitation_revoked': 'Invitation revoked',
   'user.role_changed': 'Role changed',
   'user.removed': 'Person removed',
   'sign_in.succeeded': 'Signed in',
@@ -30,32 +32,54 @@ export type { AuditAction };
 /** Who acts: one of the company's people (by e-mail), the operator (the application token), or a partner's key. */
 export type Actor = { type: 'person'; email: string } | { type: 'operator' } | { type: 'key'; prefix: string };
 
-/** Who acts, and from which client address (the request's, as TRUST_PROXY has it). */
+/**
+ * Who acts, from which client address (the request's, as TRUST_PROXY has it), and whose trail records it:
+ * the company's own, for what is done in its sandbox too.
+ */
 export interface Doer {
   actor: Actor;
   clientAddress: string;
+  companyId: string;
+}
+
+/** One entry's what: the action, what it was done to, its particulars. */
+export interface AuditEntry {
+  action: AuditAction;
+  subject?: string;
+  details?: Record<string, string>;
 }
 
 const actorName = (actor: Actor): string =>
   actor.type === 'person' ? actor.email : actor.type === 'key' ? actor.prefix : 'operator';
 
 /**
- * Appends one entry to the company's trail. Call it in the transaction of the change it records, so
- * that the entry and the change are written together or not at all.
+ * Appends one entry to the doer's company's trail. Call it in the transaction of the change it records,
+ * so that the entry and the change are written together or not at all.
  */
-export async function recordAudit(
-  db: Queryable,
-  companyId: string,
-  by: Doer,
-  action: AuditAction,
-  subject = '',
-  details: Record<string, string> = {},
-): Promise<void> {
+export async function recordAudit(db: Queryable, by: Doer, { action, subject = '', details = {} }: AuditEntry) {
   await db.query(
     `INSERT INTO audit_events (company_id, actor_type, actor, action, subject, details, client_address)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [companyId, by.actor.type, actorName(by.actor), action, subject, details, by.clientAddress],
+    [by.companyId, by.actor.type, actorName(by.actor), action, subject, details, by.clientAddress],
   );
+}
+
+/**
+ * Makes a change and records it in one transaction: both are written, or neither. Given a pool, in a
+ * transaction of its own; given a client, in the transaction the caller holds on it.
+ */
+export function withAudit<T>(
+  db: Pool | PoolClient,
+  by: Doer,
+  change: (db: Queryable) => Promise<T>,
+  entry: (result: T) => AuditEntry,
+): Promise<T> {
+  const audited = async (tx: Queryable) => {
+    const result = await change(tx);
+    await recordAudit(tx, by, entry(result));
+    return result;
+  };
+  return db instanceof pg.Pool ? withTransaction(db, audited) : audited(db);
 }
 
 export interface AuditQuery {
@@ -79,7 +103,8 @@ export async function listAudit(
        FROM audit_events
       WHERE company_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($3::text IS NULL OR actor = $3)
         AND ($4::text IS NULL OR action = $4)
-      ORDER BY id DESC LIMIT $5`,
+      -- The table's id (a number), not the answer's text of it.
+      ORDER BY audit_events.id DESC LIMIT $5`,
     [companyId, before ?? null, actor ?? null, action ?? null, limit + 1],
   );
   return { entries: rows.slice(0, limit), more: rows.length > limit };

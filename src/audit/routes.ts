@@ -1,16 +1,19 @@
-import { Router, type Response } from 'express';
+import { Router, type RequestParamHandler, type Response } from 'express';
 import type { AuditEvent, ListAuditEventsQuery } from '../api-types.js';
-import { COMPANY, requireCompany } from '../companies/index.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
 import { listAudit } from './audit.js';
 
-/** The application's view of a company's audit trail: newest first, filtered, with the next page's Link. */
-export function auditRouter(db: Pool): Router {
+/**
+ * The application's view of a company's audit trail: newest first, filtered, with the next page's Link.
+ * The composition passes the companies component's guard of `:companyId` (404 for an unknown company), so
+ * that the companies component may record its people's actions here without a circle of imports.
+ */
+export function auditRouter(db: Pool, requireCompany: RequestParamHandler): Router {
   const router = Router();
-  router.param('companyId', requireCompany(db));
+  router.param('companyId', requireCompany);
 
-  router.get(`${COMPANY}/audit-events`, async (req, res: Response<AuditEvent[]>) => {
+  router.get('/internal/companies/:companyId/audit-events', async (req, res: Response<AuditEvent[]>) => {
     const companyId = req.params.companyId!;
     const { before, actor, action } = req.query as ListAuditEventsQuery;
     const limit = pageLimit(req);

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import { withAudit, type Doer } from '../audit/index.js';
 import { badRequest, notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
@@ -59,24 +60,55 @@ export async function signInAccount(db: Queryable, email: string, password: stri
   return signedIn;
 }
 
-/** Changes a person's role; a change ends their sessions (their epoch moves on). 404 without an account. */
-export async function changeRole(db: Queryable, companyId: string, userId: string, role: unknown): Promise<void> {
+/**
+ * Changes a person's role; a change ends their sessions (their epoch moves on), and goes in the audit
+ * trail. 404 without an account.
+ */
+export async function changeRole(pool: Pool, companyId: string, userId: string, role: unknown, by: Doer) {
   checkRole(role);
-  const { rowCount } = await db.query(
-    `UPDATE user_accounts SET role = $3, sessions_epoch = sessions_epoch + (role <> $3)::int
-      WHERE company_id = $1 AND user_id = $2`,
-    [companyId, isUuid(userId) ? userId : null, role],
+  await withAudit(
+    pool,
+    by,
+    async (db) => {
+      const { rows } = await db.query<{ email: string }>(
+        `UPDATE user_accounts SET role = $3, sessions_epoch = sessions_epoch + (role <> $3)::int
+          WHERE company_id = $1 AND user_id = $2 RETURNING email`,
+        [companyId, isUuid(userId) ? userId : null, role],
+      );
+      if (!rows[0]) throw noAccount(userId);
+      return rows[0].email;
+    },
+    (email) => ({ action: 'user.role_changed', subject: email, details: { role } }),
   );
-  if (!rowCount) throw noAccount(userId);
 }
 
-/** Removes a person's console account (their sessions end with it); the user stays, an inspector of reports. */
-export async function removeAccount(db: Queryable, companyId: string, userId: string): Promise<void> {
-  const { rowCount } = await db.query('DELETE FROM user_accounts WHERE company_id = $1 AND user_id = $2', [
-    companyId,
-    isUuid(userId) ? userId : null,
-  ]);
-  if (!rowCount) throw noAccount(userId);
+/**
+ * Removes a person's console account (their sessions end with it), in the audit trail; the user stays,
+ * an inspector of reports.
+ */
+export async function removeAccount(pool: Pool, companyId: string, userId: string, by: Doer): Promise<void> {
+  await withAudit(
+    pool,
+    by,
+    async (db) => {
+      const { rows } = await db.query<{ email: string }>(
+        'DELETE FROM user_accounts WHERE company_id = $1 AND user_id = $2 RETURNING email',
+        [companyId, isUuid(userId) ? userId : null],
+      );
+      if (!rows[0]) throw noAccount(userId);
+      return rows[0].email;
+    },
+    (email) => ({ action: 'user.removed', subject: email }),
+  );
+}
+
+/** The company of the e-mail's account, if any (for the audit trail of a failed sign-in). */
+export async function accountCompany(db: Queryable, email: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ companyId: string }>(
+    'SELECT company_id AS "companyId" FROM user_accounts WHERE lower(email) = lower($1)',
+    [email],
+  );
+  return rows[0]?.companyId;
 }
 
 /** Ends every session of the person ("Sign out everywhere"); returns the epoch a new session carries. */

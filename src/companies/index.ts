@@ -4,6 +4,7 @@ export { findCompany, listCompanies, listUsers } from './listing.js';
 export { COMPANY, companiesRouter, requireCompany } from './routes.js';
 export { COMPANY_FIELD_WORDING, companyNotFound } from './company-error-wording.js';
 export {
+  accountCompany,
   changePassword,
   changeRole,
   endSessions,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
+import { withAudit, type Doer } from '../audit/index.js';
 import { conflict, notFound, refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
@@ -35,13 +37,24 @@ const COLUMNS = `i.id, i.email, i.role, to_char(i.expires_at AT TIME ZONE 'UTC',
  * already has an account.
  */
 export async function invite(
-  db: Queryable,
+  pool: Pool | PoolClient,
   companyId: string,
   email: string,
   role: unknown,
+  by: Doer,
 ): Promise<{ invitation: Invitation; token: string }> {
   checkRole(role);
   const token = `inv_${randomBytes(32).toString('base64url')}`;
+  const invitation = await withAudit(
+    pool,
+    by,
+    (db) => insertInvitation(db, companyId, email, role, token),
+    ({ role }) => ({ action: 'user.invited', subject: email, details: { role } }),
+  );
+  return { invitation, token };
+}
+
+async function insertInvitation(db: Queryable, companyId: string, email: string, role: Role, token: string) {
   const { rows } = await db.query<Invitation>(
     `WITH i AS (
        INSERT INTO user_invitations (company_id, email, role, token_hash, expires_at)
@@ -53,7 +66,7 @@ export async function invite(
     [companyId, email, role, sha256(token), INVITATION_HOURS],
   );
   if (!rows[0]) throw conflict(`${quoted(email)} already has a console account in this company`);
-  return { invitation: rows[0], token };
+  return rows[0];
 }
 
 /** The company's invitations still usable, newest first. */
@@ -68,13 +81,23 @@ export async function listInvitations(db: Queryable, companyId: string): Promise
 }
 
 /** Revokes a usable invitation of the company: its link no longer works. 404 otherwise. */
-export async function revokeInvitation(db: Queryable, companyId: string, id: string): Promise<void> {
-  const { rowCount } = await db.query(
-    `UPDATE user_invitations SET revoked_at = clock_timestamp()
-      WHERE company_id = $1 AND id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()`,
-    [companyId, isUuid(id) ? id : null],
+export async function revokeInvitation(pool: Pool, companyId: string, id: string, by: Doer): Promise<void> {
+  await withAudit(
+    pool,
+    by,
+    async (db) => {
+      const { rows } = await db.query<{ email: string; role: string }>(
+        `UPDATE user_invitations SET revoked_at = clock_timestamp()
+          WHERE company_id = $1 AND id = $2 AND used_at IS NULL AND revoked_at IS NULL
+            AND expires_at > clock_timestamp()
+          RETURNING email, role`,
+        [companyId, isUuid(id) ? id : null],
+      );
+      if (!rows[0]) throw notFound(`invitation ${quoted(id)} not found, or no longer usable`);
+      return rows[0];
+    },
+    ({ email, role }) => ({ action: 'user.invitation_revoked', subject: email, details: { role } }),
   );
-  if (!rowCount) throw notFound(`invitation ${quoted(id)} not found, or no longer usable`);
 }
 
 async function findInvitation(db: Queryable, token: string, lock = ''): Promise<InvitationView | undefined> {

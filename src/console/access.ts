@@ -21,6 +21,8 @@ export const AREAS = {
   restApi: ['operator', 'admin'],
   /** The company's people: invitations, roles, removal. */
   users: ['operator', 'admin'],
+  /** The company's audit trail: who did what, when, from where. */
+  audit: ['operator', 'admin'],
   /** The inbox and a report's page, "Start" and "Publish". */
   reports: ['operator', 'admin', 'inspector'],
   /** A person's own account: their password, "Sign out everywhere". */

@@ -33,6 +33,9 @@ function CompanyPage({ company, inspectors, values, errors }: CompanyProps) {
           <li>
             <a href={`${base}/users`}>Users</a>
           </li>
+          <li>
+            <a href={`${base}/audit`}>Audit trail</a>
+          </li>
         </ul>
       </nav>
       <h2>Inspectors</h2>

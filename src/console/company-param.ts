@@ -1,4 +1,5 @@
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
+import type { Doer } from '../audit/index.js';
 import type { Company } from '../api-types.js';
 import { notFound } from '../core/errors.js';
 import type { Pool } from '../db/pool.js';
@@ -7,6 +8,19 @@ import { principalOf } from './access.js';
 
 /** The company of a page's `:companyId`, found before its handler runs (routes read it with this). */
 export const companyOf = (locals: Record<string, unknown>) => locals.company as Company;
+
+/**
+ * Who acts, for the audit trail: the signed-in person (by e-mail) or the operator, from the request's
+ * client address, in the trail of the page's company (its own for its sandbox's too).
+ */
+export function doerOf(req: Request, res: Response): Doer {
+  const principal = principalOf(res.locals);
+  return {
+    actor: principal.role === 'operator' ? { type: 'operator' } : { type: 'person', email: principal.email },
+    clientAddress: req.ip ?? '',
+    companyId: companyOf(res.locals).id,
+  };
+}
 
 /**
  * Every console route with `:companyId` answers the 404 page for an unknown company, and finds it in

@@ -23,6 +23,7 @@ const NAV: { area: Area; label: string; path: (companyId: string) => string }[] 
   { area: 'company', label: 'Company', path: (id) => `/console/companies/${id}` },
   { area: 'reports', label: 'Reports', path: (id) => `/console/companies/${id}/reports` },
   { area: 'users', label: 'Users', path: (id) => `/console/companies/${id}/users` },
+  { area: 'audit', label: 'Audit trail', path: (id) => `/console/companies/${id}/audit` },
   { area: 'restApi', label: 'REST API', path: (id) => `/console/companies/${id}/integrations/rest-api` },
   { area: 'account', label: 'Account', path: () => '/console/account' },
 ];

@@ -1,5 +1,6 @@
 import type { Area } from './access.js';
 import { accountPage } from './account-page.js';
+import { auditPage } from './audit-page.js';
 import { companyPages } from './companies-page.js';
 import { companyPage } from './company-page.js';
 import type { PageRoutes } from './deps.js';
@@ -20,6 +21,7 @@ export const PAGES: [Area, PageRoutes][] = [
   ['company', companyPage],
   ['restApi', restApiPage],
   ['users', usersPage],
+  ['audit', auditPage],
   ['reports', reportsInbox],
   ['reports', reportPages],
   ['account', accountPage],

@@ -2,7 +2,8 @@ import type { Company, PublishInput, PublishResult, Report } from '../api-types.
 import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
 import { listDeliveries, notificationApplies, publishReport, startReport } from '../integrations/index.js';
 import { findForCompany, reportNotFound, type PublishPrecondition } from '../reports/index.js';
-import { companyOf } from './company-param.js';
+import { companyOf, doerOf } from './company-param.js';
+import type { Doer } from '../audit/index.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
@@ -46,7 +47,7 @@ export function reportPages(router: PageRouter, deps: PageDeps): void {
     const company = companyOf(res.locals);
     const report = await reportOf(deps, company, req.params.reportId!);
     try {
-      await startReport(db, company.id, report.id);
+      await startReport(db, company.id, report.id, doerOf(req, res));
     } catch (err) {
       if (!(err instanceof HttpError) || err.status >= 500) throw err;
       const page = { company, report, publish: { step: 'form' } as const, startErrors: { '': err.message } };
@@ -93,7 +94,7 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
     // The report's newest attempt before this publish: a newer one after a failure is the one it made.
     const attempted = () => listDeliveries(db, company.id, 1, report.id).then(([latest]) => latest);
     const before = await attempted();
-    const result = await publish(deps, company, report, input, shown);
+    const result = await publish(deps, company, report, input, shown, doerOf(req, res));
     if (!('value' in result)) return again(result.status, { values: formValues(req.body), errors: result.errors });
     if ('meanwhile' in result.value) {
       // The report as it is now, and only a way back to it: no form that could publish it again at once.
@@ -130,13 +131,14 @@ function publish(
   report: Report,
   input: unknown,
   shown: PublishPrecondition,
+  by: Doer,
 ) {
   return forms.act<PublishInput, PublishResult | { failed: HttpError } | { meanwhile: HttpError }>(
     'PublishInput',
     input,
     async (checked) => {
       try {
-        const published = await publishReport(db, publishing, company.id, report.id, checked, shown);
+        const published = await publishReport(db, publishing, company.id, report.id, checked, by, shown);
         if (!published) throw notFound(reportNotFound(report.id));
         return published;
       } catch (err) {

@@ -3,19 +3,20 @@ import type { Company, CreatedKey, RecoverInput, SecretRotationInput, WebhookInp
 import { existingSandbox, sandboxOf } from '../companies/index.js';
 import { HttpError } from '../core/errors.js';
 import {
-  createKey,
+  generateKey,
   listDeliveries,
   noWebhookAddress,
   readIntegration,
   recoverFailedEvents,
   redeliverCompanyEvent,
   revokeCompanyKey,
+  revealWebhookSecret,
   revokeIntegration,
   rotateWebhookSecret,
   saveWebhook,
   sendTestDelivery,
 } from '../integrations/index.js';
-import { companyOf } from './company-param.js';
+import { companyOf, doerOf } from './company-param.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
@@ -67,8 +68,8 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
     render(res, 200, <RevokePage company={company} keys={keys.length} />);
   });
 
-  router.post(`${PATH}/revoke`, async (_req, res) => {
-    await revokeIntegration(db, companyOf(res.locals).id);
+  router.post(`${PATH}/revoke`, async (req, res) => {
+    await revokeIntegration(db, companyOf(res.locals).id, doerOf(req, res));
     res.redirect(303, base(companyOf(res.locals).id));
   });
 }
@@ -78,7 +79,7 @@ function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): voi
   router.post(`${PATH}/api-keys`, async (req, res) => {
     const company = companyOf(res.locals);
     const result = await forms.act<{ mode?: 'live' | 'test' }, CreatedKey>('ApiKeyInput', req.body, ({ mode }) =>
-      createKey(db, company.id, mode),
+      generateKey(db, company.id, mode ?? 'live', doerOf(req, res)),
     );
     if ('value' in result) return show(res, 201, { newKey: result.value });
     await show(res, result.status, { keyErrors: result.errors });
@@ -86,7 +87,7 @@ function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): voi
 
   router.post(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
     const company = companyOf(res.locals);
-    const refused = await refusalOf(() => revokeCompanyKey(db, company.id, req.params.keyId!));
+    const refused = await refusalOf(() => revokeCompanyKey(db, company.id, req.params.keyId!, doerOf(req, res)));
     if (!refused) return res.redirect(303, base(company.id));
     await show(res, refused.status, { keyErrors: refused.errors });
   });
@@ -107,7 +108,7 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
     const result = await forms.act<WebhookInput, unknown>(
       'WebhookInput',
       input,
-      async ({ url, eventTypes }) => saveWebhook(db, await ownerOf(company), url, eventTypes),
+      async ({ url, eventTypes }) => saveWebhook(db, await ownerOf(company), url, eventTypes, doerOf(req, res)),
       () => 'url',
     );
     if ('value' in result) return res.redirect(303, base(company.id));
@@ -116,10 +117,10 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
   });
 
   // The secret is shown on this answer only (a POST: never in a URL, never kept by a cache).
-  router.post(`${path}/secret/reveal`, async (_req, res) => {
+  router.post(`${path}/secret/reveal`, async (req, res) => {
     const company = companyOf(res.locals);
     const ownerId = world === 'live' ? company.id : await existingSandbox(db, company.id);
-    const secret = ownerId ? (await readIntegration(db, ownerId)).secret : null;
+    const secret = ownerId ? await revealWebhookSecret(db, ownerId, doerOf(req, res)) : null;
     if (secret) return showWith(res, 200, { secret });
     const refusal = noWebhookAddress(WHOSE[world]);
     await showWith(res, refusal.status, { errors: { '': refusal.message } });
@@ -128,7 +129,7 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
   router.post(`${path}/secret/rotate`, async (req, res) => {
     const company = companyOf(res.locals);
     const result = await forms.act<SecretRotationInput, unknown>('SecretRotationInput', req.body, async (input) =>
-      rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds),
+      rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds, doerOf(req, res)),
     );
     if ('value' in result) return res.redirect(303, base(company.id));
     await showWith(res, result.status, { errors: result.errors });
@@ -141,7 +142,7 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
     const ownerId = await ownerOf(companyOf(res.locals));
     let test: NonNullable<WebhookState['test']>;
     try {
-      const sent = await sendTestDelivery(db, publishing.notifier, ownerId, WHOSE[world]);
+      const sent = await sendTestDelivery(db, publishing.notifier, ownerId, WHOSE[world], doerOf(req, res));
       test = { ok: true, status: 200, message: `the receiver answered HTTP ${sent.status}` };
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -177,7 +178,7 @@ function eventRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): v
     const result = await forms.act<RecoverInput, number>(
       'RecoverInput',
       body,
-      ({ since }) => recoverFailedEvents(db, company.id, new Date(since)),
+      ({ since }) => recoverFailedEvents(db, company.id, new Date(since), doerOf(req, res)),
       () => 'since',
     );
     if (!('value' in result))
@@ -190,7 +191,8 @@ function eventRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): v
 
   router.post(`${PATH}/events/:eventId/redeliver`, async (req, res) => {
     const eventId = req.params.eventId!;
-    const refused = await refusalOf(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId));
+    const by = doerOf(req, res);
+    const refused = await refusalOf(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId, by));
     if (refused) return show(res, refused.status, { deliveryErrors: refused.errors });
     const company = companyOf(res.locals);
     res.redirect(303, `${base(company.id)}?${new URLSearchParams({ outcome: 'redelivered', event: eventId })}`);

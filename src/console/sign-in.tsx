@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { signInAccount } from '../companies/index.js';
+import { accountCompany, signInAccount } from '../companies/index.js';
+import { recordAudit } from '../audit/index.js';
 import type { Pool } from '../db/pool.js';
 import { sameSecret } from '../platform/http/app-token.js';
 import { homeOf, type Principal } from './access.js';
@@ -125,6 +126,11 @@ export function signInRoutes(router: Router, { db, appToken }: { db: Pool; appTo
       return res.redirect(303, next ?? homeOf({ role: 'operator' }));
     }
     const account = typeof password === 'string' ? await signInAccount(db, address, password) : undefined;
+    // A person's sign-ins go in their company's audit trail (the operator's belong to no company).
+    const companyId = account?.companyId ?? (await accountCompany(db, address));
+    const by = { actor: { type: 'person', email: address } as const, clientAddress: req.ip ?? '' };
+    if (companyId)
+      await recordAudit(db, { ...by, companyId }, { action: account ? 'sign_in.succeeded' : 'sign_in.failed' });
     if (!account)
       return render(res, 401, <SignInPage errors={{ password: WRONG_PASSWORD }} email={address} next={next} />);
     await refund(db, keys);

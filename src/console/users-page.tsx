@@ -13,7 +13,7 @@ import {
   type Role,
 } from '../companies/index.js';
 import type { PageRouter } from './access.js';
-import { companyOf } from './company-param.js';
+import { companyOf, doerOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { invitationPath } from './invitation-page.js';
@@ -172,7 +172,7 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
     if (refused) return show(res, refused.status, { values, errors: refused.errors });
     let made: UsersProps['made'];
     const failed = await refusalOf(async () => {
-      const { invitation, token } = await invite(db, companyOf(res.locals).id, email as string, role);
+      const { invitation, token } = await invite(db, companyOf(res.locals).id, email as string, role, doerOf(req, res));
       made = { invitation, link: `${req.protocol}://${req.host}${invitationPath(token)}` };
     });
     if (failed) return show(res, failed.status, { values, errors: failed.errors });
@@ -180,12 +180,15 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
   });
 
   router.post('/companies/:companyId/users/invitations/:invitationId/revoke', (req, res) =>
-    done(res, () => revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId)),
+    done(res, () => revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId, doerOf(req, res))),
   );
   router.post('/companies/:companyId/users/:userId/role', (req, res) =>
-    done(res, () => changeRole(db, companyOf(res.locals).id, req.params.userId, (req.body as { role?: unknown }).role)),
+    done(res, () => {
+      const { role } = req.body as { role?: unknown };
+      return changeRole(db, companyOf(res.locals).id, req.params.userId, role, doerOf(req, res));
+    }),
   );
   router.post('/companies/:companyId/users/:userId/remove', (req, res) =>
-    done(res, () => removeAccount(db, companyOf(res.locals).id, req.params.userId)),
+    done(res, () => removeAccount(db, companyOf(res.locals).id, req.params.userId, doerOf(req, res))),
   );
 }

@@ -18,13 +18,15 @@ import { reportNotFound } from '../reports/index.js';
 import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
-import { createKey, listKeys } from './keys/api-keys.js';
+import { listKeys } from './keys/api-keys.js';
+import { byOperator } from '../audit/index.js';
 import { listDeliveries } from './webhooks/deliveries.js';
 import type { Notifier } from './webhooks/notifier.js';
 import { publishReport, type PublishDelivery } from './events/publish.js';
 import { startReport } from './events/start.js';
 import { applicationEventsRoutes } from './events-routes.js';
 import {
+  generateKey,
   readIntegration,
   revokeCompanyKey,
   revokeIntegration,
@@ -54,7 +56,7 @@ export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router 
   });
 
   router.delete(`${COMPANY}/integration`, async (req, res) => {
-    await revokeIntegration(db, req.params.companyId!);
+    await revokeIntegration(db, req.params.companyId!, byOperator(req, req.params.companyId!));
     res.status(204).end();
   });
 
@@ -65,7 +67,7 @@ export function integrationsRouter(db: Pool, delivery: PublishDelivery): Router 
 function keyRoutes(router: Router, db: Pool): void {
   router.post(`${COMPANY}/api-keys`, async (req, res: Response<CreatedKey>) => {
     const mode = (req.body as { mode?: 'live' | 'test' } | undefined)?.mode ?? 'live';
-    res.status(201).json(await createKey(db, req.params.companyId!, mode));
+    res.status(201).json(await generateKey(db, req.params.companyId!, mode, byOperator(req, req.params.companyId!)));
   });
 
   router.get(`${COMPANY}/api-keys`, async (req, res: Response<ApiKeySummary[]>) => {
@@ -73,7 +75,7 @@ function keyRoutes(router: Router, db: Pool): void {
   });
 
   router.delete(`${COMPANY}/api-keys/:keyId`, async (req, res) => {
-    await revokeCompanyKey(db, req.params.companyId!, req.params.keyId!);
+    await revokeCompanyKey(db, req.params.companyId!, req.params.keyId!, byOperator(req, req.params.companyId!));
     res.status(204).end();
   });
 }
@@ -86,16 +88,19 @@ const itself: Owner = async (_db, companyId) => companyId;
 function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: string, owner: Owner, whose: string): void {
   router.put(`${COMPANY}/${path}`, async (req, res: Response<WebhookSettings>) => {
     const { url, eventTypes } = req.body as WebhookInput;
-    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url, eventTypes));
+    const by = byOperator(req, req.params.companyId!);
+    res.json(await saveWebhook(db, await owner(db, req.params.companyId!), url, eventTypes, by));
   });
 
   router.post(`${COMPANY}/${path}/test`, async (req, res: Response<WebhookTestResult>) => {
-    res.json(await sendTestDelivery(db, notifier, await owner(db, req.params.companyId!), whose));
+    const by = byOperator(req, req.params.companyId!);
+    res.json(await sendTestDelivery(db, notifier, await owner(db, req.params.companyId!), whose, by));
   });
 
   router.post(`${COMPANY}/${path}/secret`, async (req, res: Response<SecretRotation>) => {
     const { overlapSeconds } = (req.body ?? {}) as SecretRotationInput;
-    res.json(await rotateWebhookSecret(db, await owner(db, req.params.companyId!), whose, overlapSeconds));
+    const by = byOperator(req, req.params.companyId!);
+    res.json(await rotateWebhookSecret(db, await owner(db, req.params.companyId!), whose, overlapSeconds, by));
   });
 }
 
@@ -103,12 +108,13 @@ function webhookRoutes(router: Router, db: Pool, notifier: Notifier, path: strin
 function reportRoutes(router: Router, db: Pool, delivery: PublishDelivery): void {
   router.post(`${COMPANY}/reports/:reportId/start`, async (req, res: Response<Report>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
-    res.json(await startReport(db, companyId, reportId));
+    res.json(await startReport(db, companyId, reportId, byOperator(req, companyId)));
   });
 
   router.post(`${COMPANY}/reports/:reportId/publish`, async (req, res: Response<PublishResult>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
-    const result = await publishReport(db, delivery, companyId, reportId, req.body as PublishInput);
+    const input = req.body as PublishInput;
+    const result = await publishReport(db, delivery, companyId, reportId, input, byOperator(req, companyId));
     if (!result) throw notFound(reportNotFound(reportId));
     res.json(result);
   });

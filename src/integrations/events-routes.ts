@@ -6,6 +6,7 @@ import { pageLimit } from '../core/page-limit.js';
 import { quoted } from '../core/quoted.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
+import { byKey, byOperator, type Doer } from '../audit/index.js';
 import { findEvent, listEvents } from './events/events.js';
 import { eventNotFound, recoverFailedEvents, redeliverCompanyEvent } from './integration-actions.js';
 
@@ -32,8 +33,8 @@ async function sendPage(db: Pool, companyId: string, req: Request, res: Response
 }
 
 /** One attempt of the event now (202), as the partner and the application ask for it alike. */
-async function redeliver(db: Pool, companyId: string, eventId: string, res: Response<Event>) {
-  res.status(202).json(await redeliverCompanyEvent(db, companyId, eventId));
+async function redeliver(db: Pool, companyId: string, eventId: string, by: Doer, res: Response<Event>) {
+  res.status(202).json(await redeliverCompanyEvent(db, companyId, eventId, by));
 }
 
 /** The partner's feed: the key's company (a test key's sandbox). */
@@ -50,7 +51,7 @@ export function eventsRouter(db: Pool): Router {
   });
 
   router.post('/events/:eventId/redeliver', (req, res: Response<Event>) =>
-    redeliver(db, keyPrincipal(req).companyId, req.params.eventId!, res),
+    redeliver(db, keyPrincipal(req).companyId, req.params.eventId!, byKey(req), res),
   );
   return router;
 }
@@ -65,10 +66,10 @@ export function applicationEventsRoutes(router: Router, db: Pool): void {
   router.post(`${COMPANY}/events/redeliver`, async (req, res: Response<RecoverResult>) => {
     const companyId = req.params.companyId!;
     const since = new Date((req.body as RecoverInput).since);
-    res.status(202).json({ queued: await recoverFailedEvents(db, companyId, since) });
+    res.status(202).json({ queued: await recoverFailedEvents(db, companyId, since, byOperator(req, companyId)) });
   });
 
   router.post(`${COMPANY}/events/:eventId/redeliver`, (req, res: Response<Event>) =>
-    redeliver(db, req.params.companyId!, req.params.eventId!, res),
+    redeliver(db, req.params.companyId!, req.params.eventId!, byOperator(req, req.params.companyId!), res),
   );
 }

@@ -3,7 +3,9 @@ export { ApiKeyCache, type KeyAuthenticator } from './keys/api-key-cache.js';
 export { createKey } from './keys/api-keys.js';
 export { listDeliveries } from './webhooks/deliveries.js';
 export {
+  generateKey,
   readIntegration,
+  revealWebhookSecret,
   recoverFailedEvents,
   redeliverCompanyEvent,
   revokeCompanyKey,

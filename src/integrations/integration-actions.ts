@@ -1,10 +1,11 @@
-import type { Event, EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
+import type { CreatedKey, Event, EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
 import { conflict, notFound } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import { existingSandbox } from '../companies/index.js';
-import { listKeys, revokeKey } from './keys/api-keys.js';
+import { recordAudit, withAudit, worldOf, type Doer } from '../audit/index.js';
+import { createKey, listKeys, revokeKey, type KeyMode } from './keys/api-keys.js';
 import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.js';
 import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
 import { DEFAULT_EVENT_TYPES } from './webhooks/event-types.js';
@@ -21,30 +22,82 @@ import { noWebhookAddress } from './webhooks/test-delivery.js';
 /** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
 export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
 
+/** Generates a key of the company (live, or its sandbox's: test), recorded in its audit trail. */
+export const generateKey = (pool: Pool, companyId: string, mode: KeyMode, by: Doer): Promise<CreatedKey> =>
+  withAudit(
+    pool,
+    by,
+    (db) => createKey(db, companyId, mode),
+    (key) => ({ action: 'key.generated', subject: key.prefix, details: { mode } }),
+  );
+
 /** Revokes one of the company's keys (live or test); 404 when it has no such key. */
-export async function revokeCompanyKey(db: Queryable, companyId: string, keyId: string): Promise<void> {
-  if (!(await revokeKey(db, companyId, keyId))) throw notFound(keyNotFound(keyId));
+export async function revokeCompanyKey(pool: Pool, companyId: string, keyId: string, by: Doer): Promise<void> {
+  await withAudit(
+    pool,
+    by,
+    async (db) => {
+      const revoked = await revokeKey(db, companyId, keyId);
+      if (!revoked) throw notFound(keyNotFound(keyId));
+      return revoked;
+    },
+    ({ prefix, mode }) => ({ action: 'key.revoked', subject: prefix, details: { mode } }),
+  );
 }
 
-/** Sets the webhook address of `ownerId` (the company or its sandbox) with a new signing secret, and its event types when given. */
+/**
+ * Sets the webhook address of `ownerId` (the company or its sandbox) with a new signing secret, and its
+ * event types when given.
+ */
 export const saveWebhook = (
-  db: Queryable,
+  pool: Pool,
   ownerId: string,
   url: string,
-  eventTypes?: readonly EventType[],
-): Promise<WebhookSettings> => setWebhook(db, ownerId, url, newWebhookSecret(), eventTypes);
+  eventTypes: readonly EventType[] | undefined,
+  by: Doer,
+): Promise<WebhookSettings> =>
+  withAudit(
+    pool,
+    by,
+    (db) => setWebhook(db, ownerId, url, newWebhookSecret(), eventTypes),
+    (saved) => ({
+      action: 'webhook.saved',
+      subject: saved.url,
+      details: { world: worldOf(ownerId, by), eventTypes: saved.eventTypes.join(', ') },
+    }),
+  );
 
 /** Rotates the signing secret of `ownerId`'s webhook; 409 while it has no address (`whose` names it). */
-export async function rotateWebhookSecret(
-  db: Queryable,
+export function rotateWebhookSecret(
+  pool: Pool,
   ownerId: string,
   whose: string,
   overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS,
+  by: Doer,
 ): Promise<SecretRotation> {
-  const rotated = await rotateSecret(db, ownerId, newWebhookSecret(), overlapSeconds);
-  if (!rotated) throw noWebhookAddress(whose);
-  return rotated;
+  return withAudit(
+    pool,
+    by,
+    async (db) => {
+      const rotated = await rotateSecret(db, ownerId, newWebhookSecret(), overlapSeconds);
+      if (!rotated) throw noWebhookAddress(whose);
+      return rotated;
+    },
+    () => ({
+      action: 'webhook.secret_rotated',
+      details: { world: worldOf(ownerId, by), overlapSeconds: String(overlapSeconds) },
+    }),
+  );
 }
+
+/** The signing secret of `ownerId`'s webhook, shown on request (the console's "Reveal secret"): recorded. */
+export const revealWebhookSecret = (pool: Pool, ownerId: string, by: Doer): Promise<string | null> =>
+  withAudit(
+    pool,
+    by,
+    async (db) => (await readIntegration(db, ownerId)).secret,
+    () => ({ action: 'webhook.secret_revealed', details: { world: worldOf(ownerId, by) } }),
+  );
 
 export const eventNotFound = (id: string) => `event ${quoted(id)} not found`;
 
@@ -63,18 +116,29 @@ async function refuseWithoutAddress(db: Queryable, companyId: string, then: stri
  * One attempt of the event now: 404 without it, 409 when its integration was revoked (it is never sent
  * again) or while there is no address to send it to.
  */
-export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId: string): Promise<Event> {
+export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId: string, by: Doer): Promise<Event> {
   if (!(await findEvent(db, companyId, eventId))) throw notFound(eventNotFound(eventId));
   const why = await whyNotRedeliverable(db, companyId, eventId);
   if (why) throw conflict(why);
   await refuseWithoutAddress(db, companyId, 'redeliver');
-  return (await redeliverEvent(db, companyId, eventId))!;
+  return withAudit(
+    db,
+    by,
+    async (tx) => (await redeliverEvent(tx, companyId, eventId))!,
+    () => ({ action: 'event.redelivered', subject: eventId, details: { world: worldOf(companyId, by) } }),
+  );
 }
 
 /** One attempt now of every failed event created since `since`: how many; 409 while there is no address. */
-export async function recoverFailedEvents(db: Pool, companyId: string, since: Date): Promise<number> {
+export async function recoverFailedEvents(db: Pool, companyId: string, since: Date, by: Doer): Promise<number> {
   await refuseWithoutAddress(db, companyId, 'recover');
-  return recoverEvents(db, companyId, since);
+  // The events change in batches (event-batches.ts), each its own commit: the entry follows the last.
+  const queued = await recoverEvents(db, companyId, since);
+  await recordAudit(db, by, {
+    action: 'events.recovered',
+    details: { since: since.toISOString(), queued: String(queued) },
+  });
+  return queued;
 }
 
 /**
@@ -82,12 +146,13 @@ export async function recoverFailedEvents(db: Pool, companyId: string, since: Da
  * and deletes all of its keys, in one transaction. Reports keep pointing at the revoked integration,
  * which is how they know never to notify again. Nothing active is not an error.
  */
-export async function revokeIntegration(pool: Pool, companyId: string): Promise<void> {
+export async function revokeIntegration(pool: Pool, companyId: string, by: Doer): Promise<void> {
   const sandbox = await existingSandbox(pool, companyId);
   await withTransaction(pool, async (db) => {
     await revokeIn(db, companyId);
     // The sandbox's integration too: its keys and its webhook address go with the company's.
     if (sandbox) await revokeIn(db, sandbox);
+    await recordAudit(db, by, { action: 'integration.revoked' });
   });
   // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
   // revocation has committed, so that no number of them can roll it back.

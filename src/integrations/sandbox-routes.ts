@@ -1,3 +1,4 @@
+import { byKey } from '../audit/index.js';
 import { Router, type RequestHandler, type Response } from 'express';
 import type { PublishResult, Report, SandboxPublishInput } from '../api-types.js';
 import { notFound, refuse } from '../core/errors.js';
@@ -27,7 +28,7 @@ export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
   router.use('/sandbox', requireTestKey);
 
   router.post('/sandbox/reports/:reportId/start', async (req, res: Response<Report>) => {
-    res.json(await startReport(db, keyPrincipal(req).companyId, req.params.reportId!));
+    res.json(await startReport(db, keyPrincipal(req).companyId, req.params.reportId!, byKey(req)));
   });
 
   router.post('/sandbox/reports/:reportId/publish', async (req, res: Response<PublishResult>) => {
@@ -35,7 +36,7 @@ export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
     const reportId = req.params.reportId!;
     const body = req.body as SandboxPublishInput;
     const input = { ...body, publishedUrl: body.publishedUrl ?? generatedUrl(reportId) };
-    const result = await publishReport(db, delivery, companyId, reportId, input);
+    const result = await publishReport(db, delivery, companyId, reportId, input, byKey(req));
     if (!result) throw notFound(reportNotFound(reportId));
     res.json(result);
   });

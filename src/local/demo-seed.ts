@@ -27,7 +27,9 @@ export async function seedDemo(
       const company = await createCompany(db, 'Demo Inspections');
       const inspector = await addUser(db, company.id, 'Dana Inspector', 'dana@example.com');
       const { key } = await createKey(db, company.id);
-      const { token } = await invite(db, company.id, DEMO_ADMIN_EMAIL, 'admin');
+      // The demo's admin is invited by the operator.
+      const by = { actor: { type: 'operator' } as const, clientAddress: '', companyId: company.id };
+      const { token } = await invite(db, company.id, DEMO_ADMIN_EMAIL, 'admin', by);
       return { credentials: { demoApiKey: key, demoInspectorEmail: inspector!.email }, adminInvitation: token };
     });
   } finally {

@@ -17,6 +17,7 @@ const EXPECTED: [RegExp, Who[]][] = [
   [/^\/companies\/:companyId(\/inspectors)?$/, ['operator', 'admin']],
   [/^\/companies\/:companyId\/integrations\/rest-api/, ['operator', 'admin']],
   [/^\/companies\/:companyId\/users/, ['operator', 'admin']],
+  [/^\/companies\/:companyId\/audit/, ['operator', 'admin']],
   [/^\/companies\/:companyId\/reports/, ['operator', 'admin', 'inspector']],
   [/^\/account/, ['admin', 'inspector']],
 ];

@@ -36,7 +36,8 @@ export const PASSWORD = 'correct horse battery staple';
 /** A company's person with a console account (invited and accepted through the component): their e-mail. */
 export async function newPerson(companyId: string, role: Role, password = PASSWORD): Promise<{ email: string }> {
   const email = `${unique(role)}@example.com`;
-  const { token } = await invite(pool(), companyId, email, role);
+  const by = { actor: { type: 'operator' } as const, clientAddress: '', companyId };
+  const { token } = await invite(pool(), companyId, email, role, by);
   await acceptInvitation(pool(), token, { name: `Person ${email}`, passwordHash: await hashPassword(password) });
   return { email };
 }

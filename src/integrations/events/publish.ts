@@ -14,7 +14,7 @@ import {
   type PublishPrecondition,
 } from '../../reports/index.js';
 import { makeAttempt } from '../webhooks/deliveries.js';
-import { settleAttempt, type RetryPolicy, type SettledAttempt } from './event-life.js';
+import { settleAttempt, type RetryPolicy } from './event-life.js';
 import { placeEvents } from './feed-positions.js';
 import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
@@ -23,6 +23,8 @@ import type { DeliveryAttempt, Notifier, WebhookMessage } from '../webhooks/noti
 import { integrationWebhook } from '../webhooks/settings.js';
 import { newWebhookId } from '../webhooks/signing.js';
 import { webhookBody } from '../webhooks/event-types.js';
+import { recordAudit, type Doer } from '../../audit/index.js';
+import { publishedEntry } from './report-audit.js';
 
 /** Beyond the delivery's limit and the wait for a connection to record it: the recording's own statements. */
 const CLAIM_MARGIN_MS = 5_000;
@@ -75,10 +77,11 @@ export async function publishReport(
   companyId: string,
   reportId: string,
   input: PublishInput,
+  by: Doer,
   precondition?: PublishPrecondition,
 ): Promise<PublishResult | undefined> {
-  const mode = input.whenDeliveryFails ?? 'fail';
-  const claimed = await claim(pool, notifier, companyId, reportId, input, mode, precondition);
+  const of: PublishOf = { policy, companyId, reportId, mode: input.whenDeliveryFails ?? 'fail', by };
+  const claimed = await claim(pool, notifier, of, input, precondition);
   if (!claimed) return claimed;
   if ('webhook' in claimed) return placed(pool, claimed);
   const plan = {
@@ -87,10 +90,19 @@ export async function publishReport(
     sent: claimed.release,
     unrecorded: (err: unknown, attempt?: DeliveryAttempt) => notRecorded(err, claimed, attempt),
   };
-  const made = await makeAttempt(pool, notifier, companyId, plan, (db, attempt) =>
-    recordOutcome(db, policy, companyId, reportId, claimed, attempt, mode),
+  const made = await makeAttempt(pool, notifier, companyId, plan, (db, attempt, deliveryId) =>
+    recordOutcome(db, of, claimed, attempt, deliveryId),
   );
-  return placed(pool, await answer(pool, companyId, reportId, claimed, made!, mode));
+  return placed(pool, await answer(pool, of, claimed, made!));
+}
+
+/** The publish being made: of which report, how its failures are handled, and who publishes. */
+interface PublishOf {
+  policy: RetryPolicy;
+  companyId: string;
+  reportId: string;
+  mode: WhenDeliveryFails;
+  by: Doer;
 }
 
 /**
@@ -106,10 +118,8 @@ function placed(pool: Pool, result: PublishResult): PublishResult {
 async function claim(
   pool: Pool,
   notifier: Notifier,
-  companyId: string,
-  reportId: string,
+  { companyId, reportId, mode, by }: PublishOf,
   { publishedUrl, notifyIntegration }: PublishInput,
-  mode: WhenDeliveryFails,
   precondition: PublishPrecondition | undefined,
 ): Promise<PublishResult | Delivery | undefined> {
   const claimMs = notifier.timeoutMs + (pool.options.connectionTimeoutMillis ?? 0) + CLAIM_MARGIN_MS;
@@ -125,10 +135,16 @@ async function claim(
       const target = { ...state, ...(await integrationWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const now = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
+      // Published now with no attempt, or for the background: recorded in the trail in this transaction.
+      const afterFailure = target.pendingWebhookId !== null;
+      const audited = async (result: PublishResult) => {
+        await recordAudit(db, by, publishedEntry(companyId, reportId, by, result.webhook, afterFailure));
+        return result;
+      };
       const published = await publishIfNoAttempt(db, target, notifyIntegration, now);
-      if (published) return published;
+      if (published) return audited(published);
       const place = notifier.reserve(companyId);
-      if ('refused' in place) return publishForLater(db, place.refused, now);
+      if ('refused' in place) return audited(await publishForLater(db, place.refused, now));
       release = place.release;
 
       const url = target.webhookUrl!;
@@ -157,19 +173,17 @@ async function claim(
 
 /**
  * Step 3, in the attempt's transaction (its outcome written to the delivery log): on a 2xx, or with
- * `"retry"`, the report published and its event settled; with `"fail"` and a failure, the claim released
- * and the event forgotten (false). A report deleted during the delivery (a sandbox wiped) cannot be
- * published, and the answer says so beside the webhook sent.
+ * `"retry"`, the report published, its event settled and the publish recorded in the audit trail; with
+ * `"fail"` and a failure, the claim released and the event forgotten (false). A report deleted during the
+ * delivery (a sandbox wiped) cannot be published, and the answer says so beside the webhook sent.
  */
 async function recordOutcome(
   db: Queryable,
-  policy: RetryPolicy,
-  companyId: string,
-  reportId: string,
+  { policy, companyId, reportId, mode, by }: PublishOf,
   { claim: claimed, report, message, generation, lease }: Delivery,
   attempt: DeliveryAttempt,
-  mode: WhenDeliveryFails,
-): Promise<{ settled: SettledAttempt; deleted: boolean } | false> {
+  deliveryId: string,
+): Promise<{ webhook: PublishResult['webhook']; deleted: boolean; disabled?: string } | false> {
   if (attempt.error && mode === 'fail') {
     await releaseClaim(db, companyId, reportId, claimed);
     await forgetSendingEvent(db, companyId, message.webhookId, lease);
@@ -179,9 +193,17 @@ async function recordOutcome(
   const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
   if (deleted && (await findForCompany(db, companyId, reportId))) return false;
   // The event is held by this attempt from the start, so only its outcome settles it.
-  if (!(await eventSent(db, companyId, message.webhookId, lease))) throw claimTakenOver(reportId);
-  const settled = await settleAttempt(db, companyId, message.webhookId, { ...attempt, lease, generation }, policy);
-  return { settled: settled!, deleted };
+  const eventId = message.webhookId;
+  if (!(await eventSent(db, companyId, eventId, lease))) throw claimTakenOver(reportId);
+  const settled = (await settleAttempt(db, companyId, eventId, { ...attempt, lease, generation }, policy))!;
+  const webhook: PublishResult['webhook'] =
+    settled.status === 'delivered'
+      ? { outcome: 'sent', eventId, deliveryId, status: attempt.httpStatus! }
+      : settled.status === 'pending'
+        ? { outcome: 'retrying', eventId, error: settled.error, nextAttemptAt: settled.nextAttemptAt }
+        : { outcome: 'failed', eventId, error: settled.error };
+  await recordAudit(db, by, publishedEntry(companyId, reportId, by, webhook, false));
+  return { webhook, deleted, disabled: settled.disabled };
 }
 
 /**
@@ -204,28 +226,15 @@ function notRecorded(err: unknown, { claimExpires }: Delivery, attempt?: Deliver
 /** The publish's answer once step 3 has committed. */
 async function answer(
   pool: Pool,
-  companyId: string,
-  reportId: string,
-  { report, message }: Delivery,
-  {
-    attempt,
-    deliveryId,
-    recorded: published,
-  }: { attempt: DeliveryAttempt; deliveryId: string; recorded: Awaited<ReturnType<typeof recordOutcome>> },
-  mode: WhenDeliveryFails,
+  { companyId, reportId, mode }: PublishOf,
+  { report }: Delivery,
+  { attempt, recorded }: { attempt: DeliveryAttempt; recorded: Awaited<ReturnType<typeof recordOutcome>> },
 ): Promise<PublishResult> {
   if (attempt.error && mode === 'fail') throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
-  if (!published) throw claimTakenOver(reportId);
-  const eventId = message.webhookId;
-  const { settled, deleted } = published;
+  if (!recorded) throw claimTakenOver(reportId);
+  const { webhook, deleted, disabled } = recorded;
   // Those left when this fails (the database gone) fail as the worker takes them.
-  if (settled.disabled) await failDisabledEvents(pool, companyId, settled.disabled).catch(() => undefined);
-  const webhook: PublishResult['webhook'] =
-    settled.status === 'delivered'
-      ? { outcome: 'sent', eventId, deliveryId, status: attempt.httpStatus! }
-      : settled.status === 'pending'
-        ? { outcome: 'retrying', eventId, error: settled.error, nextAttemptAt: settled.nextAttemptAt }
-        : { outcome: 'failed', eventId, error: settled.error };
+  if (disabled) await failDisabledEvents(pool, companyId, disabled).catch(() => undefined);
   return deleted ? { report, webhook, reportDeleted: true } : { report, webhook };
 }
 

@@ -145,13 +145,18 @@ export async function listKeys(db: Queryable, companyId: string): Promise<ApiKey
  * Revokes one key by deleting it. Keys are cached in every server process (ApiKeyCache), but the
  * deletion is notified on commit (db/migrations/3_api_key_revocation_notify.sql) and each cache waits
  * for that delivery before trusting an entry, so the very next request with the key fails on every
- * server process. False when the company has no such key.
+ * server process. The key's prefix and world, or undefined when the company has no such key.
  */
-export async function revokeKey(db: Queryable, companyId: string, keyId: string): Promise<boolean> {
-  if (!isUuid(keyId)) return false;
-  const { rowCount } = await db.query(`DELETE FROM api_keys WHERE company_id IN ${OWNERS} AND id = $2`, [
-    companyId,
-    keyId,
-  ]);
-  return (rowCount ?? 0) > 0;
+export async function revokeKey(
+  db: Queryable,
+  companyId: string,
+  keyId: string,
+): Promise<{ prefix: string; mode: KeyMode } | undefined> {
+  if (!isUuid(keyId)) return undefined;
+  const { rows } = await db.query<{ prefix: string; mode: KeyMode }>(
+    `DELETE FROM api_keys WHERE company_id IN ${OWNERS} AND id = $2
+     RETURNING prefix, CASE WHEN company_id = $1 THEN 'live' ELSE 'test' END AS mode`,
+    [companyId, keyId],
+  );
+  return rows[0];
 }

@@ -8,6 +8,7 @@ import type { Notifier } from './notifier.js';
 import { sampleReport } from '../../reports/index.js';
 import { newWebhookId } from './signing.js';
 import { webhookBody } from './event-types.js';
+import { recordAudit, worldOf, type Doer } from '../../audit/index.js';
 
 /** 409 for a company (or its sandbox: `whose`) that has no webhook address. */
 export const noWebhookAddress = (whose = 'the company') => conflict(`${whose} has no webhook address: set one first`);
@@ -23,7 +24,8 @@ export async function sendTestDelivery(
   pool: Pool,
   notifier: Notifier,
   companyId: string,
-  whose?: string,
+  whose: string,
+  by: Doer,
 ): Promise<WebhookTestResult> {
   const target = await findWebhookTarget(pool, companyId);
   if (!target) throw noWebhookAddress(whose);
@@ -44,6 +46,9 @@ export async function sendTestDelivery(
   };
   const { attempt, deliveryId } = (await makeAttempt(pool, notifier, companyId, plan, async (db, attempt) => {
     if (!attempt.error) await endFailureRun(db, companyId, target.generation);
+    const outcome = attempt.error || `HTTP ${attempt.httpStatus}`;
+    const details = { world: worldOf(companyId, by), url: target.url, outcome };
+    await recordAudit(db, by, { action: 'webhook.test_sent', subject: plan.message.webhookId, details });
   }))!;
   if (attempt.error) throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
   return { outcome: 'sent', deliveryId, status: attempt.httpStatus! };
