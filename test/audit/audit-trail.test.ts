@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { sweepAudit } from '../../src/audit/index.js';
+import { recordAudit, sweepAudit } from '../../src/audit/index.js';
 import { api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { consoleClient, newPerson, PASSWORD, signInAs } from '../support/console.js';
 import { withSandbox } from '../support/sandbox.js';
@@ -211,5 +211,26 @@ describe('the audit trail', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     await sweepAudit(pool(), 1);
     expect(await trailOf(companyId)).to.deep.equal([]);
+  });
+
+  it("shows the console's Audit trail page to the company's admins, filtered and a page at a time", async () => {
+    const { companyId } = await newCompany();
+    const admin = await newPerson(companyId, 'admin');
+    const by = { actor: { type: 'key', prefix: 'irk_abcdefgh' } as const, clientAddress: '203.0.113.7', companyId };
+    for (let i = 0; i < 51; i++) await recordAudit(pool(), by, { action: 'event.redelivered', subject: `msg_${i}` });
+    const session = await signInAs(admin.email);
+    const page = (query = '') =>
+      consoleClient().get(`/console/companies/${companyId}/audit${query}`).set('Cookie', session.cookie).expect(200);
+    const first = (await page()).text;
+    expect(first).to.include('msg_50').and.include('203.0.113.7').and.not.include('>msg_0<');
+    const older = /href="([^"]*before=[0-9]+)"/.exec(first)![1]!.replaceAll('&amp;', '&');
+    const second = (await consoleClient().get(older).set('Cookie', session.cookie).expect(200)).text;
+    expect(second).to.include('>msg_0<').and.include('No older entries.').and.include('Newest entries');
+    const filtered = (await page(`?actor=${encodeURIComponent(admin.email)}`)).text;
+    expect(filtered).to.include('Signed in').and.not.include('msg_');
+    const byAction = (await page('?action=sign_in.succeeded')).text;
+    expect(byAction).to.include('Signed in').and.not.include('msg_');
+    // A malformed filter or page is none: the first page.
+    expect((await page('?before=abc&action=nothing')).text).to.include('msg_50');
   });
 });

@@ -11,6 +11,7 @@ import {
 import { api, newApp, newCompany, reportInput, unique } from '../../support/harness.js';
 import { HttpsReceiver } from '../../support/https-receiver.js';
 import { auth } from '../../support/webhooks.js';
+import { CONSOLE_VIEWPORT, screenshot } from '../../support/screenshots.js';
 import type { Pool } from '../../../src/db/pool.js';
 
 const PASSWORDS = { admin: 'harbor admin passphrase', inspector: 'inspector on the roof 7' };
@@ -128,6 +129,35 @@ describe('console in a browser (chromium): a company’s own people', () => {
     await inspector.waitForURL('**/console?next=*');
     await inspector.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await inspectorAxe.check('sign in again');
+
+    // The admin's audit trail: both people's actions, newest first; filtered to the inspector, their publish.
+    await page.setViewportSize(CONSOLE_VIEWPORT);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit trail' }).waitFor();
+    const rows = async () =>
+      (await page.getByRole('table').getByRole('row').allTextContents())
+        .slice(1)
+        .map((row) => row.replace(/\s+/g, ' '));
+    const trail = await rows();
+    const at = (who: string, what: string) => trail.findIndex((row) => row.includes(who) && row.includes(what));
+    const order = [
+      at(adminEmail, 'Person removed'),
+      at(inspectorEmail, 'Report published'),
+      at(adminEmail, 'Person invited'),
+      at('operator', 'Person invited'),
+      at('operator', 'Webhook address saved'),
+    ];
+    expect(
+      order.every((n) => n >= 0) && order.every((n, i) => i === 0 || n > order[i - 1]!),
+      trail.join('\n'),
+    ).to.equal(true);
+    expect(trail[at(inspectorEmail, 'Report published')]).to.include('not notified');
+    await axe.check('audit trail');
+    await screenshot(page, 'console-audit');
+    await page.getByLabel('Who').fill(inspectorEmail);
+    await page.getByLabel('Who').press('Enter');
+    await page.waitForURL('**/audit?actor=*');
+    expect((await rows()).map((row) => row.includes('Report published'))).to.deep.equal([true]);
 
     expectNothingRan(first);
     expectNothingRan(second);
