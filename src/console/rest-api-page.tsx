@@ -17,6 +17,7 @@ import {
   sendTestDelivery,
 } from '../integrations/index.js';
 import { companyOf, doerOf } from './company-param.js';
+import { listAudit } from '../audit/index.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
@@ -26,6 +27,8 @@ import { base, DELIVERIES_SHOWN, WHOSE, type PageState, type WebhookState, type 
 import { refusalOf } from './schema-check.js';
 
 const PATH = '/companies/:companyId/integrations/rest-api';
+/** The latest revoked keys the page lists. */
+const REVOKED_KEYS_SHOWN = 20;
 
 /**
  * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
@@ -49,12 +52,14 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
   const show: Show = async (res, status, state = {}) => {
     const company = companyOf(res.locals);
     const sandboxId = await existingSandbox(db, company.id);
-    const [live, sandbox, deliveries] = await Promise.all([
+    const [live, sandbox, deliveries, revoked] = await Promise.all([
       readIntegration(db, company.id),
       sandboxId ? readIntegration(db, sandboxId) : undefined,
       listDeliveries(db, company.id, DELIVERIES_SHOWN),
+      listAudit(db, company.id, { limit: REVOKED_KEYS_SHOWN, action: 'key.revoked' }),
     ]);
-    render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, ...state }} />);
+    const revokedKeys = revoked.entries;
+    render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, revokedKeys, ...state }} />);
   };
 
   router.get(PATH, (req, res) => show(res, 200, { outcome: outcomeOf(req.query as Record<string, unknown>) }));

@@ -1,4 +1,12 @@
-import type { ApiKeySummary, Company, CreatedKey, EventType, IntegrationView, WebhookDelivery } from '../api-types.js';
+import type {
+  ApiKeySummary,
+  AuditEvent,
+  Company,
+  CreatedKey,
+  EventType,
+  IntegrationView,
+  WebhookDelivery,
+} from '../api-types.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, FormError } from './form.js';
 import type { FieldErrors } from './schema-check.js';
@@ -38,6 +46,8 @@ export interface PageProps extends PageState {
   live: IntegrationView;
   sandbox?: IntegrationView;
   deliveries: WebhookDelivery[];
+  /** The latest key revocations of the audit trail: who revoked which key, when. */
+  revokedKeys: AuditEvent[];
 }
 
 export const base = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
@@ -59,7 +69,7 @@ export function Breadcrumb({ company }: { company: Company }) {
   );
 }
 
-export function KeysSection({ company, live, newKey, keyErrors }: PageProps) {
+export function KeysSection({ company, live, newKey, keyErrors, revokedKeys }: PageProps) {
   const path = base(company.id);
   return (
     <section aria-labelledby="keys-heading">
@@ -97,7 +107,42 @@ export function KeysSection({ company, live, newKey, keyErrors }: PageProps) {
         <button type="submit">Generate API Key</button>
       </form>
       {live.keys.length === 0 ? <p>No API keys.</p> : <KeyTable companyId={company.id} keys={live.keys} />}
+      {revokedKeys.length > 0 && <RevokedKeys entries={revokedKeys} />}
     </section>
+  );
+}
+
+/** Revoked keys stay listed, from the audit trail: which, when, by whom. */
+function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
+  return (
+    <div class="table-scroll">
+      <table>
+        <caption>Revoked keys, latest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Prefix</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Revoked</th>
+            <th scope="col">By</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>
+                <code>{entry.subject}…</code>
+              </td>
+              <td>{entry.details.mode}</td>
+              <td>
+                <time dateTime={entry.at}>{entry.at}</time>
+                {entry.details.with ? ` (with ${entry.details.with})` : ''}
+              </td>
+              <td>{entry.actor.name}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -149,10 +149,19 @@ export async function recoverFailedEvents(db: Pool, companyId: string, since: Da
 export async function revokeIntegration(pool: Pool, companyId: string, by: Doer): Promise<void> {
   const sandbox = await existingSandbox(pool, companyId);
   await withTransaction(pool, async (db) => {
-    await revokeIn(db, companyId);
-    // The sandbox's integration too: its keys and its webhook address go with the company's.
-    if (sandbox) await revokeIn(db, sandbox);
     await recordAudit(db, by, { action: 'integration.revoked' });
+    // Each key goes in the trail as revoked with it, so that the keys list keeps showing it.
+    const revokedKeys = async (mode: 'live' | 'test', prefixes: string[]) => {
+      for (const prefix of prefixes)
+        await recordAudit(db, by, {
+          action: 'key.revoked',
+          subject: prefix,
+          details: { mode, with: 'the integration' },
+        });
+    };
+    await revokedKeys('live', await revokeIn(db, companyId));
+    // The sandbox's integration too: its keys and its webhook address go with the company's.
+    if (sandbox) await revokedKeys('test', await revokeIn(db, sandbox));
   });
   // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
   // revocation has committed, so that no number of them can roll it back.
@@ -160,16 +169,21 @@ export async function revokeIntegration(pool: Pool, companyId: string, by: Doer)
   if (sandbox) await cancelRevokedEvents(pool, sandbox);
 }
 
-async function revokeIn(db: Queryable, companyId: string): Promise<void> {
+/** Ends the company's (or its sandbox's) active integration; the prefixes of the keys it deleted. */
+async function revokeIn(db: Queryable, companyId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE integrations SET revoked_at = clock_timestamp(), webhook_url = NULL, webhook_secret = NULL,
             previous_webhook_secret = NULL, previous_secret_expires_at = NULL
       WHERE company_id = $1 AND revoked_at IS NULL RETURNING id`,
     [companyId],
   );
+  if (!rows[0]) return [];
   // A separate statement, so it sees keys that a createKey holding the row lock committed meanwhile.
-  if (rows[0])
-    await db.query('DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2', [companyId, rows[0].id]);
+  const keys = await db.query<{ prefix: string }>(
+    'DELETE FROM api_keys WHERE company_id = $1 AND integration_id = $2 RETURNING prefix',
+    [companyId, rows[0].id],
+  );
+  return keys.rows.map((key) => key.prefix);
 }
 
 /** The company's active integration as Settings > Integrations > REST API shows it. */

@@ -73,10 +73,12 @@ describe('the audit trail', () => {
       ['operator', 'events.recovered', ''],
       ['operator', 'report.published', quiet.body.id],
       ['operator', 'integration.revoked', ''],
+      // The keys the integration still had, each recorded as revoked with it.
+      ['operator', 'key.revoked', company.key.slice(0, 'irk_'.length + 8)],
     ]);
     const details = (action: string) => trail.filter((e) => e.action === action).map((e) => e.details);
     expect(details('key.generated')).to.deep.equal([{ mode: 'test' }]);
-    expect(details('key.revoked')).to.deep.equal([{ mode: 'test' }]);
+    expect(details('key.revoked')).to.deep.equal([{ mode: 'live', with: 'the integration' }, { mode: 'test' }]);
     expect(details('webhook.test_sent')[0]).to.include({ world: 'live', outcome: 'HTTP 204' });
     expect(details('webhook.secret_rotated')).to.deep.equal([{ world: 'live', overlapSeconds: '60' }]);
     expect(details('report.published')).to.deep.equal([
@@ -232,5 +234,24 @@ describe('the audit trail', () => {
     expect(byAction).to.include('Signed in').and.not.include('msg_');
     // A malformed filter or page is none: the first page.
     expect((await page('?before=abc&action=nothing')).text).to.include('msg_50');
+  });
+
+  it('keeps revoked keys listed on the REST API page, with who revoked them and when', async () => {
+    const { companyId } = await newCompany();
+    const admin = await newPerson(companyId, 'admin');
+    const { body: key } = await api().post(`/internal/companies/${companyId}/api-keys`).set(auth).send({}).expect(201);
+    const session = await signInAs(admin.email);
+    await consoleClient()
+      .post(`/console/companies/${companyId}/integrations/rest-api/api-keys/${key.id}/revoke`)
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send({ _csrf: session.csrf })
+      .expect(303);
+    const page = await consoleClient()
+      .get(`/console/companies/${companyId}/integrations/rest-api`)
+      .set('Cookie', session.cookie)
+      .expect(200);
+    const revoked = page.text.slice(page.text.indexOf('Revoked keys'));
+    expect(revoked).to.include(`<code>${key.prefix}…</code>`).and.include(admin.email);
   });
 });
