@@ -87,6 +87,15 @@ describe('console in a browser (chromium): a company’s own people', () => {
     await page.waitForURL(`**/console/companies/${companyId}`);
     await page.goto(adminLink);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('No longer valid');
+    // The admin's REST API page: a key generated, the live webhook's address saved.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'REST API' }).click();
+    await page.getByRole('button', { name: 'Generate API Key' }).click();
+    await page.locator('#new-key').waitFor();
+    const adminsKey = (await page.locator('#new-key').textContent())!;
+    const live = page.getByRole('region', { name: 'Live webhook' });
+    await live.getByLabel('Webhook address').fill(receiver.url(hook));
+    await live.getByRole('button', { name: 'Save', exact: true }).click();
+    await live.getByText('Status: active').waitFor();
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Users' }).click();
     await page.waitForURL('**/users');
     await axe.check('users (admin)');
@@ -144,9 +153,12 @@ describe('console in a browser (chromium): a company’s own people', () => {
       at(adminEmail, 'Person removed'),
       at(inspectorEmail, 'Report published'),
       at(adminEmail, 'Person invited'),
+      at(adminEmail, 'Webhook address saved'),
+      at(adminEmail, 'API key generated'),
       at('operator', 'Person invited'),
       at('operator', 'Webhook address saved'),
     ];
+    expect(trail[at(adminEmail, 'API key generated')]).to.include(adminsKey.slice(0, 'irk_'.length + 8));
     expect(
       order.every((n) => n >= 0) && order.every((n, i) => i === 0 || n > order[i - 1]!),
       trail.join('\n'),
