@@ -1,16 +1,15 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { assetsRouter } from './assets.js';
 import { companyParam } from './company-param.js';
 import { csrfProtection } from './csrf.js';
 import type { ConsoleDeps } from './deps.js';
 import { errorPages, notFoundPage } from './error-pages.js';
+import { formBody } from './form-body.js';
 import { consoleHeaders } from './headers.js';
 import { PAGES } from './pages.js';
 import { formChecker } from './schema-check.js';
+import { refuseUntrustedTls } from './session-cookie.js';
 import { readSession, requireSignIn, signInRoutes } from './sign-in.js';
-
-/** Forms are small: a form's fields, never a file. */
-const FORM_LIMIT = '64kb';
 
 /**
  * The console, mounted at /console before the API's middleware: its own headers, assets, form parsing,
@@ -19,7 +18,7 @@ const FORM_LIMIT = '64kb';
 export function consoleRouter(deps: ConsoleDeps): Router {
   const router = Router();
   router.use(consoleHeaders, assetsRouter());
-  router.use(express.urlencoded({ extended: false, limit: FORM_LIMIT, type: 'application/x-www-form-urlencoded' }));
+  router.use(refuseUntrustedTls, formBody);
   router.use(readSession(deps.db), csrfProtection);
   signInRoutes(router, deps);
   router.use(requireSignIn);
