@@ -2,19 +2,26 @@ import type { Response } from 'express';
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import { renderToString } from 'preact-render-to-string';
+import { flashOf } from './flash.js';
 
-/** The signed-in session's CSRF token, for the layout's "Sign out" and every form's hidden `_csrf` field. */
-const CsrfContext = createContext<string | undefined>(undefined);
+/**
+ * What every page's layout needs of the request: the signed-in session's CSRF token (for "Sign out" and
+ * every form's hidden `_csrf` field) and the outcome of the action that led here (its flash).
+ */
+const PageContext = createContext<{ csrf?: string; outcome?: string }>({});
 
 /** The CSRF token of the page being rendered; undefined when no one is signed in. */
-export const useCsrf = () => useContext(CsrfContext);
+export const useCsrf = () => useContext(PageContext).csrf;
+
+/** What the action that led to this page did (the flash's outcome), for its status region. */
+export const useOutcome = () => useContext(PageContext).outcome;
 
 /**
  * Answers a page: preact renders it to a string, escaping every text and attribute value, so a value
- * from a partner or a form is shown as text. The session's CSRF token comes from res.locals.
+ * from a partner or a form is shown as text. The session's CSRF token and the flash come from res.locals.
  */
 export function render(res: Response, status: number, page: ComponentChildren): void {
-  const csrf = (res.locals as { csrf?: string }).csrf;
-  const html = renderToString(<CsrfContext.Provider value={csrf}>{page}</CsrfContext.Provider>);
+  const context = { csrf: (res.locals as { csrf?: string }).csrf, outcome: flashOf(res)?.outcome };
+  const html = renderToString(<PageContext.Provider value={context}>{page}</PageContext.Provider>);
   res.status(status).type('html').send(`<!doctype html>${html}`);
 }

@@ -4,6 +4,7 @@ import { companyParam } from './company-param.js';
 import { csrfProtection } from './csrf.js';
 import type { ConsoleDeps } from './deps.js';
 import { errorPages, notFoundPage } from './error-pages.js';
+import { takeFlash } from './flash.js';
 import { formBody } from './form-body.js';
 import { consoleHeaders } from './headers.js';
 import { PAGES } from './pages.js';
@@ -13,7 +14,8 @@ import { readSession, requireSignIn, signInRoutes } from './sign-in.js';
 
 /**
  * The console, mounted at /console before the API's middleware: its own headers, assets, form parsing,
- * session and CSRF check, then the sign-in, then the signed-in pages (PAGES), then HTML error pages.
+ * session and CSRF check, then the sign-in, then the signed-in pages (PAGES) with the flash their GET
+ * takes (flash.ts), then HTML error pages.
  */
 export function consoleRouter(deps: ConsoleDeps): Router {
   const router = Router();
@@ -21,7 +23,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   router.use(refuseUntrustedTls, formBody);
   router.use(readSession(deps.db), csrfProtection);
   signInRoutes(router, deps);
-  router.use(requireSignIn);
+  router.use(requireSignIn, takeFlash(deps.db));
   router.param('companyId', companyParam(deps.db));
   const pageDeps = { ...deps, forms: formChecker(deps.wording) };
   for (const pages of PAGES) pages(router, pageDeps);

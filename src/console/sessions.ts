@@ -10,6 +10,8 @@ export interface Session {
   token: string;
   /** The synchronizer token every state-changing form of the session carries in `_csrf`. */
   csrf: string;
+  /** The page its flash is for, when it holds one (flash.ts). */
+  flashPath?: string;
 }
 
 const randomToken = () => randomBytes(32).toString('base64url');
@@ -26,11 +28,12 @@ export async function startSession(db: Queryable): Promise<Session> {
 
 /** The session of a cookie's token, unless it is unknown, signed out or expired. */
 export async function findSession(db: Queryable, token: string): Promise<Session | undefined> {
-  const { rows } = await db.query<{ csrf_token: string }>(
-    'SELECT csrf_token FROM console_sessions WHERE token_hash = $1 AND expires_at > clock_timestamp()',
+  const { rows } = await db.query<{ csrf_token: string; flash_path: string | null }>(
+    'SELECT csrf_token, flash_path FROM console_sessions WHERE token_hash = $1 AND expires_at > clock_timestamp()',
     [sha256(token)],
   );
-  return rows[0] && { token, csrf: rows[0].csrf_token };
+  const row = rows[0];
+  return row && { token, csrf: row.csrf_token, flashPath: row.flash_path ?? undefined };
 }
 
 export async function endSession(db: Queryable, token: string): Promise<void> {
