@@ -3,6 +3,7 @@ import { createCompany, listCompanies } from '../companies/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
+import { redirectWith } from './flash.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { Layout } from './layout.js';
 import { render } from './render.js';
@@ -59,7 +60,8 @@ export function companyPages(router: PageRouter, { db, forms }: PageDeps): void 
     const result = await forms.act<CompanyInput, Company>('CompanyInput', req.body, ({ name }) =>
       createCompany(db, name),
     );
-    if ('value' in result) return res.redirect(303, `/console/companies/${result.value.id}`);
+    if ('value' in result)
+      return redirectWith(db, res, `/console/companies/${result.value.id}`, { outcome: 'The company was created.' });
     const props = { ...(await page(undefined)), values: formValues(req.body), errors: result.errors };
     render(res, result.status, <CompaniesPage {...props} />);
   });

@@ -3,6 +3,7 @@ import { addInspector, listUsers } from '../companies/index.js';
 import { companyOf } from './company-param.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
+import { redirectWith } from './flash.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { Layout } from './layout.js';
 import { render } from './render.js';
@@ -82,7 +83,8 @@ export function companyPage(router: PageRouter, { db, forms }: PageDeps): void {
       // The one refusal of an inspector is a second one with the e-mail.
       () => 'email',
     );
-    if ('value' in result) return res.redirect(303, `/console/companies/${company.id}`);
+    if ('value' in result)
+      return redirectWith(db, res, `/console/companies/${company.id}`, { outcome: 'The inspector was added.' });
     const page = { ...(await props(company)), values: formValues(req.body), errors: result.errors };
     render(res, result.status, <CompanyPage {...page} />);
   });

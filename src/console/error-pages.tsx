@@ -33,14 +33,8 @@ export const notFoundPage: RequestHandler = () => {
   throw notFound('there is no such page');
 };
 
-/** The message of a refusal from body-parser (http-errors: `expose` marks one meant for the client). */
-function clientError(err: unknown): { status: number; message: string } | undefined {
-  if (err instanceof HttpError) return err.status < 500 ? err : undefined;
-  const e = err as { status?: unknown; expose?: unknown; type?: unknown };
-  if (typeof e.status !== 'number' || e.expose !== true) return undefined;
-  if (e.type === 'entity.too.large') return { status: 413, message: 'the form is larger than a form may be' };
-  return { status: e.status, message: 'the form could not be read' };
-}
+/** A refusal meant for the person (an HttpError below 500); anything else is a failure of ours. */
+const clientError = (err: unknown) => (err instanceof HttpError && err.status < 500 ? err : undefined);
 
 /**
  * Every error under /console as an HTML page with the console's headers; a 500 or 503 is logged, a

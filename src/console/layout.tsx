@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { mayUse, type Area, type Principal } from './access.js';
 import { CsrfField } from './form.js';
-import { usePrincipal } from './render.js';
+import { useOutcome, usePrincipal } from './render.js';
 
 /**
  * htmx may not evaluate code nor add styles or scripts: the CSP forbids inline ones, and nothing needs them.
@@ -35,9 +35,22 @@ function navLinks(principal: Principal) {
   return NAV.filter((link) => mayUse(principal, link.area)).map((link) => [link.label, link.path(principal.companyId)]);
 }
 
-/** Every page: a skip link, the header (signed in: the role's links and "Sign out"), one main with one h1. */
-export function Layout({ title, children }: { title: string; children?: ComponentChildren }) {
+/**
+ * Every page: a skip link, the header (signed in: the role's links and "Sign out"), one main with one h1,
+ * and under it the status region saying what the action that led here did (focused, so it is read and in
+ * view), unless the page focuses a part of its own (`focusOwn`: the question after "Publish").
+ */
+export function Layout({
+  title,
+  focusOwn = false,
+  children,
+}: {
+  title: string;
+  focusOwn?: boolean;
+  children?: ComponentChildren;
+}) {
   const principal = usePrincipal();
+  const outcome = useOutcome();
   return (
     <html lang="en">
       <head>
@@ -72,9 +85,25 @@ export function Layout({ title, children }: { title: string; children?: Componen
         </header>
         <main id="main">
           <h1>{title}</h1>
+          <div role="status" class="outcome" id="outcome" tabindex={-1} autofocus={outcome !== undefined && !focusOwn}>
+            {outcome && <p>{outcome}</p>}
+          </div>
           {children}
         </main>
       </body>
     </html>
+  );
+}
+
+/**
+ * A table that scrolls sideways inside its own box when it is wider than the screen, so that its words
+ * never break mid-word and the page itself never scrolls sideways. The box can take the keyboard's focus
+ * (to scroll it by keys), named as its table.
+ */
+export function TableScroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" role="region" aria-label={label} tabindex={0}>
+      {children}
+    </div>
   );
 }

@@ -6,10 +6,11 @@ import { companyOf, doerOf } from './company-param.js';
 import type { Doer } from '../audit/index.js';
 import type { PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
+import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
-import { outcomeOf, publishedQuery } from './report-outcome.js';
-import { ReportPage, type ReportProps } from './report-page.js';
+import { outcomeOf } from './report-outcome.js';
+import { ReportPage, type PublishStep, type ReportProps } from './report-page.js';
 import { reportsOf } from './reports-inbox.js';
 
 /** What a publish answers the inspector's choice with: the PublishInput it sends. */
@@ -31,7 +32,8 @@ function shownState(body: unknown): { publishedAt: string } {
 
 /**
  * A report's page (GET …/reports/:reportId), "Start" (POST …/start) and "Publish" (POST …/publish):
- * the same functions as the application API's routes (startReport, publishReport).
+ * the same functions as the application API's routes (startReport, publishReport). The page shows the
+ * publish step its flash holds (the question, a failed notification), else the publish form.
  */
 export function reportPages(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
@@ -39,8 +41,8 @@ export function reportPages(router: PageRouter, deps: PageDeps): void {
   router.get('/companies/:companyId/reports/:reportId', async (req, res) => {
     const company = companyOf(res.locals);
     const report = await reportOf(deps, company, req.params.reportId!);
-    const outcome = outcomeOf(req.query as Record<string, unknown>);
-    render(res, 200, <ReportPage company={company} report={report} publish={{ step: 'form' }} outcome={outcome} />);
+    const { publish = { step: 'form' } } = (flashOf(res)?.state ?? {}) as { publish?: PublishStep };
+    render(res, 200, <ReportPage company={company} report={report} publish={publish} />);
   });
 
   router.post('/companies/:companyId/reports/:reportId/start', async (req, res) => {
@@ -53,7 +55,7 @@ export function reportPages(router: PageRouter, deps: PageDeps): void {
       const page = { company, report, publish: { step: 'form' } as const, startErrors: { '': err.message } };
       return render(res, err.status, <ReportPage {...page} />);
     }
-    res.redirect(303, `${reportsOf(company)}/${report.id}?outcome=started`);
+    await redirectWith(db, res, `${reportsOf(company)}/${report.id}`, { outcome: 'Started.' });
   });
 
   publishRoute(router, deps);
@@ -69,6 +71,9 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
   router.post('/companies/:companyId/reports/:reportId/publish', async (req, res) => {
     const company = companyOf(res.locals);
     const report = await reportOf(deps, company, req.params.reportId!);
+    const page = `${reportsOf(company)}/${report.id}`;
+    // A step to show next (the question, a failed notification) is the report's page with it in the flash.
+    const step = (publish: PublishStep) => redirectWith(db, res, page, { state: { publish } });
     const again = (status: number, props: Partial<ReportProps>) =>
       render(res, status, <ReportPage company={company} report={report} publish={{ step: 'form' }} {...props} />);
     const { publishedUrl, answer } = req.body as { publishedUrl?: unknown; answer?: unknown };
@@ -81,8 +86,7 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
         const checked = deps.forms.check<PublishInput>('PublishInput', { publishedUrl, notifyIntegration: false });
         if (!('input' in checked))
           return again(checked.status, { values: formValues(req.body), errors: checked.errors });
-        const step = { step: 'question' as const, publishedUrl: checked.input.publishedUrl, ...shown };
-        return again(200, { publish: step });
+        return step({ step: 'question', publishedUrl: checked.input.publishedUrl, ...shown });
       }
       input = { publishedUrl, notifyIntegration: false };
     } else if (typeof answer === 'string' && Object.hasOwn(ANSWERS, answer)) {
@@ -99,17 +103,16 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
     if ('meanwhile' in result.value) {
       // The report as it is now, and only a way back to it: no form that could publish it again at once.
       const now = await reportOf(deps, company, report.id);
-      const page = { company, report: now, publish: { step: 'meanwhile' } as const };
-      return render(res, result.value.meanwhile.status, <ReportPage {...page} />);
+      const props = { company, report: now, publish: { step: 'meanwhile' } as const };
+      return render(res, result.value.meanwhile.status, <ReportPage {...props} />);
     }
     if ('failed' in result.value) {
       const { failed } = result.value;
       const latest = await attempted();
       const attempt = latest && latest.id !== before?.id ? latest : undefined;
-      const step = { step: 'failed' as const, publishedUrl: String(publishedUrl), error: failed.message };
-      return again(failed.status, { publish: { ...step, ...shown, attempt } });
+      return step({ step: 'failed', publishedUrl: String(publishedUrl), error: failed.message, ...shown, attempt });
     }
-    res.redirect(303, `${reportsOf(company)}/${report.id}?${publishedQuery(result.value)}`);
+    await redirectWith(db, res, page, { outcome: outcomeOf(result.value) });
   });
 }
 

@@ -5,9 +5,10 @@ import { Layout } from './layout.js';
 import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
 import { AttemptAnswer } from './rest-api-view.js';
 import type { FieldErrors } from './schema-check.js';
+import { Time } from './time.js';
 
 /** The report's fields as the application shows them, in the Report schema's order. */
-function fieldsOf(report: Report): [string, string][] {
+function fieldsOf(report: Report): [string, ComponentChildren][] {
   return [
     ['Address', report.address],
     ['Client', report.clientName],
@@ -26,8 +27,8 @@ function fieldsOf(report: Report): [string, string][] {
     ['Year built', report.yearBuilt],
     ['Square feet', report.squareFeet],
     ['Invoice items', report.invoiceItems.join('\n')],
-    ['Created', report.createdAt],
-    ['Updated', report.updatedAt],
+    ['Created', <Time at={report.createdAt} />],
+    ['Updated', <Time at={report.updatedAt} />],
     ['Id', report.id],
   ];
 }
@@ -49,8 +50,6 @@ export interface ReportProps {
   company: Company;
   report: Report;
   publish: PublishStep;
-  /** The outcome of the last action (role="status"). */
-  outcome?: string;
   values?: Record<string, string>;
   errors?: FieldErrors;
   startErrors?: FieldErrors;
@@ -82,7 +81,9 @@ function AnswerForm({
 function FailedPart({ action, publish }: { action: string; publish: Extract<PublishStep, { step: 'failed' }> }) {
   return (
     <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
-      <h2>The notification failed</h2>
+      <h2 id="publish-step" tabindex={-1} autofocus>
+        The notification failed
+      </h2>
       <p class="form-error" role="alert">
         {publish.error}
       </p>
@@ -107,8 +108,8 @@ function MeanwhilePart({ report, reload }: { report: Report; reload: string }) {
     <>
       <h2>Published meanwhile</h2>
       <p class="form-error" role="alert">
-        This report was published meanwhile (at {report.updatedAt}, to {report.publishedUrl}): nothing was published or
-        sent now.
+        This report was published meanwhile (at <Time at={report.updatedAt} />, to {report.publishedUrl}): nothing was
+        published or sent now.
       </p>
       <p>
         <a href={reload}>Open the report again</a> to see it as it is; publish it again from there if it should be.
@@ -147,7 +148,7 @@ function PublishPart({
       )}
       {publish.step === 'question' && (
         <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
-          <fieldset>
+          <fieldset id="publish-step" tabindex={-1} autofocus>
             <legend>Notify the integration?</legend>
             <p>This report came from the REST API: its integration can be sent the published report.</p>
             <button type="submit" name="answer" value="notify">
@@ -165,16 +166,14 @@ function PublishPart({
   );
 }
 
-export function ReportPage({ company, report, publish, outcome, values, errors, startErrors }: ReportProps) {
+/** A report's page; the question after "Publish" or a failed notification takes the focus (and the view). */
+export function ReportPage({ company, report, publish, values, errors, startErrors }: ReportProps) {
   const base = `${reportsOf(company)}/${report.id}`;
   return (
-    <Layout title="Report">
+    <Layout title="Report" focusOwn={publish.step === 'question' || publish.step === 'failed'}>
       <p>
         <a href={reportsOf(company)}>Reports</a>
       </p>
-      <div role="status" class="outcome">
-        {outcome}
-      </div>
       <p>
         {STATUS_LABELS[report.status]} <Badge report={report} />
       </p>

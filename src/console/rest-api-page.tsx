@@ -1,7 +1,14 @@
 import type { Request, Response } from 'express';
-import type { Company, CreatedKey, RecoverInput, SecretRotationInput, WebhookInput } from '../api-types.js';
+import type {
+  Company,
+  CreatedKey,
+  RecoverInput,
+  SecretRotation,
+  SecretRotationInput,
+  WebhookInput,
+} from '../api-types.js';
 import { existingSandbox, sandboxOf } from '../companies/index.js';
-import { HttpError } from '../core/errors.js';
+import { HttpError, notFound } from '../core/errors.js';
 import {
   generateKey,
   listDeliveries,
@@ -14,21 +21,33 @@ import {
   revokeIntegration,
   rotateWebhookSecret,
   saveWebhook,
+  keyNotFound,
   sendTestDelivery,
 } from '../integrations/index.js';
 import { companyOf, doerOf } from './company-param.js';
 import { listAudit } from '../audit/index.js';
 import type { PageRouter } from './access.js';
+import type { Pool } from '../db/pool.js';
 import type { PageDeps } from './deps.js';
+import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
-import { RestApiPage, RevokePage } from './rest-api-sections.js';
-import { base, DELIVERIES_SHOWN, WHOSE, type PageState, type WebhookState, type World } from './rest-api-view.js';
-import { refusalOf } from './schema-check.js';
+import { RevokeKeyPage, RevokePage, RotatePage } from './rest-api-confirm.js';
+import { RestApiPage } from './rest-api-sections.js';
+import {
+  base,
+  DELIVERIES_SHOWN,
+  REVOKED_KEYS_SHOWN,
+  WEBHOOK_NAMES,
+  WHOSE,
+  type PageState,
+  type WebhookState,
+  type World,
+} from './rest-api-view.js';
+import { attempt } from './schema-check.js';
+import { utcText } from './time.js';
 
 const PATH = '/companies/:companyId/integrations/rest-api';
-/** The latest revoked keys the page lists. */
-const REVOKED_KEYS_SHOWN = 20;
 
 /**
  * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
@@ -44,8 +63,8 @@ type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
 /**
  * Settings > Integrations > REST API: keys, the live and sandbox webhooks, recent deliveries and their
  * redelivery, revoking the integration; each action the application API's own function, a success
- * answered 303 to the page (a redelivery's outcome in the query) unless it shows something once (a new
- * key, a secret) or a test delivery's outcome.
+ * answered 303 to the page with what it did in the flash (a new key and a secret too, shown once).
+ * "Revoke" (a key), "Rotate secret" and "Revoke REST API Integration" ask first, on a page of their own.
  */
 export function restApiPage(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
@@ -62,7 +81,7 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
     render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, revokedKeys, ...state }} />);
   };
 
-  router.get(PATH, (req, res) => show(res, 200, { outcome: outcomeOf(req.query as Record<string, unknown>) }));
+  router.get(PATH, (_req, res) => show(res, 200, flashOf(res)?.state as PageState | undefined));
   keyRoutes(router, deps, show);
   for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
   eventRoutes(router, deps, show);
@@ -74,36 +93,60 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
   });
 
   router.post(`${PATH}/revoke`, async (req, res) => {
-    await revokeIntegration(db, companyOf(res.locals).id, doerOf(req, res));
-    res.redirect(303, base(companyOf(res.locals).id));
+    const company = companyOf(res.locals);
+    await revokeIntegration(db, company.id, doerOf(req, res));
+    const outcome = 'The REST API integration was revoked: its keys are refused and its webhook addresses deleted.';
+    await redirectWith(db, res, base(company.id), { outcome });
   });
 }
 
-/** "Generate API Key" (the new key shown once, from the POST's own answer) and each key's "Revoke". */
+/** "Generate API Key" (the new key shown once, from the flash) and each key's "Revoke" (after its confirmation). */
 function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): void {
   router.post(`${PATH}/api-keys`, async (req, res) => {
     const company = companyOf(res.locals);
     const result = await forms.act<{ mode?: 'live' | 'test' }, CreatedKey>('ApiKeyInput', req.body, ({ mode }) =>
       generateKey(db, company.id, mode ?? 'live', doerOf(req, res)),
     );
-    if ('value' in result) return show(res, 201, { newKey: result.value });
+    if ('value' in result) return redirectWith(db, res, base(company.id), { state: { newKey: result.value } });
     await show(res, result.status, { keyErrors: result.errors });
+  });
+
+  /** The company's key of the path, or the 404 page. */
+  const keyOf = async (companyId: string, keyId: string) => {
+    const key = (await readIntegration(db, companyId)).keys.find((k) => k.id === keyId);
+    if (!key) throw notFound(keyNotFound(keyId));
+    return key;
+  };
+
+  router.get(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
+    const company = companyOf(res.locals);
+    render(res, 200, <RevokeKeyPage company={company} apiKey={await keyOf(company.id, req.params.keyId!)} />);
   });
 
   router.post(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
     const company = companyOf(res.locals);
-    const refused = await refusalOf(() => revokeCompanyKey(db, company.id, req.params.keyId!, doerOf(req, res)));
-    if (!refused) return res.redirect(303, base(company.id));
-    await show(res, refused.status, { keyErrors: refused.errors });
+    const key = await keyOf(company.id, req.params.keyId!);
+    const refused = await attempt(() => revokeCompanyKey(db, company.id, key.id, doerOf(req, res)));
+    if (!('value' in refused)) return show(res, refused.status, { keyErrors: refused.errors });
+    const outcome = `Key ${key.prefix}… was revoked: a request with it is refused from now on.`;
+    await redirectWith(db, res, base(company.id), { outcome });
   });
 }
 
+/** A world's webhook routes' path, its page with the section's state, and its owner (the company or its sandbox). */
+function webhookOf(db: Pool, show: Show, world: World) {
+  return {
+    path: `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`,
+    showWith: (res: Response, status: number, state: WebhookState) =>
+      show(res, status, { webhook: { [world]: state } }),
+    ownerOf: async (company: Company) => (world === 'live' ? company.id : sandboxOf(db, company.id)),
+  };
+}
+
 /** "Save" (address and event types), "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
-function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
-  const path = `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
-  const showWith = (res: Response, status: number, state: WebhookState) =>
-    show(res, status, { webhook: { [world]: state } });
-  const ownerOf = async (company: Company) => (world === 'live' ? company.id : sandboxOf(db, company.id));
+function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, world: World): void {
+  const { db, forms } = deps;
+  const { path, showWith, ownerOf } = webhookOf(db, show, world);
 
   // The address and the event types together, as PUT …/webhook takes them; no box ticked is no type.
   router.post(path, async (req, res) => {
@@ -116,31 +159,49 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
       async ({ url, eventTypes }) => saveWebhook(db, await ownerOf(company), url, eventTypes, doerOf(req, res)),
       () => 'url',
     );
-    if ('value' in result) return res.redirect(303, base(company.id));
+    if ('value' in result)
+      return redirectWith(db, res, base(company.id), { outcome: `The ${WEBHOOK_NAMES[world]} address was saved.` });
     const values = formValues(req.body);
     await showWith(res, result.status, { values, eventTypes: input.eventTypes, errors: result.errors });
   });
 
-  // The secret is shown on this answer only (a POST: never in a URL, never kept by a cache).
+  // The secret is shown once by the page the redirect names, from the (sealed) flash: never in a URL.
   router.post(`${path}/secret/reveal`, async (req, res) => {
     const company = companyOf(res.locals);
     const ownerId = world === 'live' ? company.id : await existingSandbox(db, company.id);
     const secret = ownerId ? await revealWebhookSecret(db, ownerId, doerOf(req, res)) : null;
-    if (secret) return showWith(res, 200, { secret });
+    if (secret) return redirectWith(db, res, base(company.id), { state: { webhook: { [world]: { secret } } } });
     const refusal = noWebhookAddress(WHOSE[world]);
     await showWith(res, refusal.status, { errors: { '': refusal.message } });
   });
 
-  router.post(`${path}/secret/rotate`, async (req, res) => {
-    const company = companyOf(res.locals);
-    const result = await forms.act<SecretRotationInput, unknown>('SecretRotationInput', req.body, async (input) =>
-      rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds, doerOf(req, res)),
-    );
-    if ('value' in result) return res.redirect(303, base(company.id));
-    await showWith(res, result.status, { errors: result.errors });
+  router.get(`${path}/secret/rotate`, (_req, res) => {
+    render(res, 200, <RotatePage company={companyOf(res.locals)} world={world} />);
   });
 
-  // The outcome on the page; a failure (502, 503, 409) with the API's message and status.
+  router.post(`${path}/secret/rotate`, async (req, res) => {
+    const company = companyOf(res.locals);
+    const result = await forms.act<SecretRotationInput, SecretRotation>(
+      'SecretRotationInput',
+      req.body,
+      async (input) =>
+        rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds, doerOf(req, res)),
+    );
+    if (!('value' in result)) return showWith(res, result.status, { errors: result.errors });
+    const until = result.value.previousSecretExpiresAt;
+    const outcome = `The ${WEBHOOK_NAMES[world]} signing secret was rotated${until ? `: the previous one signs too until ${utcText(until)}` : ''}.`;
+    await redirectWith(db, res, base(company.id), { outcome });
+  });
+  testDeliveryRoute(router, deps, show, world);
+}
+
+/**
+ * "Send test delivery": the outcome on the page; a failure (502, 503, 409) with the API's message and
+ * status. htmx (HX-Request) swaps the outcome alone into the page it keeps, from this answer; a form
+ * sent without script is answered 303, the outcome in the flash.
+ */
+function testDeliveryRoute(router: PageRouter, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
+  const { path, showWith, ownerOf } = webhookOf(db, show, world);
   router.post(`${path}/test`, async (req: Request, res) => {
     const checked = forms.check('WebhookTestInput', req.body);
     if (!('input' in checked)) return showWith(res, checked.status, { errors: checked.errors });
@@ -156,26 +217,13 @@ function webhookRoutes(router: PageRouter, { db, forms, publishing }: PageDeps, 
     // The attempt just logged (none when there was nowhere to send it: 409).
     const [delivery] =
       test.status === 409 ? [] : (await listDeliveries(db, ownerId, DELIVERIES_SHOWN)).filter((d) => d.test);
-    await showWith(res, test.status, { test: { ...test, delivery } });
+    const state = { test: { ...test, delivery } };
+    if (req.get('hx-request') === 'true') return showWith(res, test.status, state);
+    await redirectWith(db, res, base(companyOf(res.locals).id), { state: { webhook: { [world]: state } } });
   });
 }
 
-/** An event's id as the service makes them (signing.ts newWebhookId), bounded. */
-const EVENT_ID = /^msg_[A-Za-z0-9_-]{1,64}$/;
-
-/** The outcome line of a redelivery for the query its redirect carries; anything else in the query shows nothing. */
-function outcomeOf({ outcome, event, queued }: Record<string, unknown>): string | undefined {
-  if (outcome === 'redelivered' && typeof event === 'string' && EVENT_ID.test(event))
-    return `Event ${event} queued for redelivery.`;
-  if (outcome === 'recovered' && typeof queued === 'string' && /^\d{1,9}$/.test(queued))
-    return `${queued} failed event(s) queued for redelivery.`;
-  return undefined;
-}
-
-/**
- * "Redeliver" (one event) and "Redeliver failed since…" (the recovery): 303 to the page with the outcome
- * in its query (Post/Redirect/Get), so that reloading the page shows it again and sends nothing.
- */
+/** "Redeliver" (one event) and "Redeliver failed since…" (the recovery): 303 to the page, the outcome in the flash. */
 function eventRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): void {
   router.post(`${PATH}/events/redeliver`, async (req, res) => {
     const company = companyOf(res.locals);
@@ -188,18 +236,15 @@ function eventRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): v
     );
     if (!('value' in result))
       return show(res, result.status, { deliveryErrors: result.errors, values: formValues(req.body) });
-    res.redirect(
-      303,
-      `${base(company.id)}?${new URLSearchParams({ outcome: 'recovered', queued: String(result.value) })}`,
-    );
+    const outcome = `${result.value} failed event(s) queued for redelivery.`;
+    await redirectWith(db, res, base(company.id), { outcome });
   });
 
   router.post(`${PATH}/events/:eventId/redeliver`, async (req, res) => {
     const eventId = req.params.eventId!;
     const by = doerOf(req, res);
-    const refused = await refusalOf(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId, by));
-    if (refused) return show(res, refused.status, { deliveryErrors: refused.errors });
-    const company = companyOf(res.locals);
-    res.redirect(303, `${base(company.id)}?${new URLSearchParams({ outcome: 'redelivered', event: eventId })}`);
+    const refused = await attempt(() => redeliverCompanyEvent(db, companyOf(res.locals).id, eventId, by));
+    if (!('value' in refused)) return show(res, refused.status, { deliveryErrors: refused.errors });
+    await redirectWith(db, res, base(companyOf(res.locals).id), { outcome: `Event ${eventId} queued for redelivery.` });
   });
 }

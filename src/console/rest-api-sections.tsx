@@ -1,7 +1,7 @@
 import type { Company, IntegrationView } from '../api-types.js';
 import { DEFAULT_EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, Field, FormError } from './form.js';
-import { Layout } from './layout.js';
+import { Layout, TableScroll } from './layout.js';
 import {
   base,
   Breadcrumb,
@@ -16,6 +16,7 @@ import {
   type WebhookState,
   type World,
 } from './rest-api-view.js';
+import { Time } from './time.js';
 
 /** An address's secret (revealed on demand, shown once), its rotation and its test delivery. */
 function WebhookActions({
@@ -31,7 +32,11 @@ function WebhookActions({
 }) {
   return (
     <>
-      {view.previousSecretExpiresAt && <p>The previous secret signs too until {view.previousSecretExpiresAt}.</p>}
+      {view.previousSecretExpiresAt && (
+        <p>
+          The previous secret signs too until <Time at={view.previousSecretExpiresAt} />.
+        </p>
+      )}
       {state?.secret && (
         <p>
           Signing secret: <code id={`${id}-secret`}>{state.secret}</code>{' '}
@@ -45,10 +50,9 @@ function WebhookActions({
           <CsrfField />
           <button type="submit">Reveal secret</button>
         </form>
-        <form method="post" action={`${path}/secret/rotate`} class="inline">
-          <CsrfField />
-          <button type="submit">Rotate secret</button>
-        </form>
+        <a href={`${path}/secret/rotate`} class="button">
+          Rotate secret
+        </a>
         {/* With script, the outcome alone is swapped into its status region (announced, the page kept). */}
         <form
           method="post"
@@ -122,49 +126,54 @@ export function WebhookSection({
 /** Every attempt, newest first; each event's "Redeliver" on its newest attempt. */
 function DeliveryTable({ path, deliveries }: { path: string; deliveries: PageProps['deliveries'] }) {
   const offered = new Set<string>();
+  const caption = `Every attempt of the live webhook, newest first (the latest ${DELIVERIES_SHOWN})`;
   return (
-    <table>
-      <caption>Every attempt of the live webhook, newest first (the latest {DELIVERIES_SHOWN})</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Answer or error</th>
-          <th scope="col">Action</th>
-        </tr>
-      </thead>
-      <tbody>
-        {deliveries.map((d) => {
-          // Each event once, on its newest attempt.
-          const redeliver = d.eventId !== '' && !offered.has(d.eventId);
-          if (redeliver) offered.add(d.eventId);
-          return (
-            <tr key={d.id}>
-              <td>{d.attemptedAt}</td>
-              <td>{d.test ? 'test delivery' : `${d.eventId || d.webhookId} (attempt ${d.attempt})`}</td>
-              <td>{d.httpStatus ?? 'none'}</td>
-              <td>
-                {d.error && <p>{cut(d.error, EXCERPT_SHOWN)}</p>}
-                {d.responseExcerpt && <pre>{cut(d.responseExcerpt, EXCERPT_SHOWN)}</pre>}
-              </td>
-              <td>
-                {redeliver && (
-                  <form
-                    method="post"
-                    action={`${path}/events/${encodeURIComponent(d.eventId)}/redeliver`}
-                    class="inline"
-                  >
-                    <CsrfField />
-                    <button type="submit">Redeliver</button>
-                  </form>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <TableScroll label={caption}>
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Answer or error</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => {
+            // Each event once, on its newest attempt.
+            const redeliver = d.eventId !== '' && !offered.has(d.eventId);
+            if (redeliver) offered.add(d.eventId);
+            return (
+              <tr key={d.id}>
+                <td>
+                  <Time at={d.attemptedAt} />
+                </td>
+                <td>{d.test ? 'test delivery' : `${d.eventId || d.webhookId} (attempt ${d.attempt})`}</td>
+                <td>{d.httpStatus ?? 'none'}</td>
+                <td>
+                  {d.error && <p>{cut(d.error, EXCERPT_SHOWN)}</p>}
+                  {d.responseExcerpt && <pre>{cut(d.responseExcerpt, EXCERPT_SHOWN)}</pre>}
+                </td>
+                <td>
+                  {redeliver && (
+                    <form
+                      method="post"
+                      action={`${path}/events/${encodeURIComponent(d.eventId)}/redeliver`}
+                      class="inline"
+                    >
+                      <CsrfField />
+                      <button type="submit">Redeliver</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 
@@ -192,13 +201,10 @@ function DeliveriesSection({ company, deliveries, deliveryErrors, values }: Page
 }
 
 export function RestApiPage(props: PageProps) {
-  const { company, live, sandbox, webhook, outcome } = props;
+  const { company, live, sandbox, webhook } = props;
   return (
     <Layout title="REST API">
       <Breadcrumb company={company} />
-      <div role="status" class="outcome">
-        {outcome && <p>{outcome}</p>}
-      </div>
       <KeysSection {...props} />
       <WebhookSection company={company} world="live" view={live} state={webhook?.live} />
       <WebhookSection company={company} world="sandbox" view={sandbox} state={webhook?.sandbox} />
@@ -209,27 +215,6 @@ export function RestApiPage(props: PageProps) {
           <a href={`${base(company.id)}/revoke`}>Revoke REST API Integration</a>
         </p>
       </section>
-    </Layout>
-  );
-}
-
-export function RevokePage({ company, keys }: { company: Company; keys: number }) {
-  return (
-    <Layout title="Revoke REST API Integration?">
-      <Breadcrumb company={company} />
-      <p>
-        This deletes the REST API integration of {company.name}: its {keys} API {keys === 1 ? 'key' : 'keys'} (live and
-        test), which partners are refused with at once, the live and sandbox webhook addresses and their signing
-        secrets, and every delivery not yet made. Reports already received stay. It cannot be undone: a new key starts a
-        new integration.
-      </p>
-      <form method="post" action={`${base(company.id)}/revoke`}>
-        <CsrfField />
-        <button type="submit">Revoke REST API Integration</button>
-      </form>
-      <p>
-        <a href={base(company.id)}>Cancel</a>
-      </p>
     </Layout>
   );
 }

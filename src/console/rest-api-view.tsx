@@ -9,10 +9,14 @@ import type {
 } from '../api-types.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, FormError } from './form.js';
+import { TableScroll } from './layout.js';
 import type { FieldErrors } from './schema-check.js';
+import { Time } from './time.js';
 
 /** The attempts the page lists: the API's largest page (the delivery log has no cursor to page on). */
 export const DELIVERIES_SHOWN = 100;
+/** The latest revoked keys the page lists. */
+export const REVOKED_KEYS_SHOWN = 20;
 /** A receiver's answer is untrusted text: the list shows only its start, the test's outcome all the log keeps. */
 export const EXCERPT_SHOWN = 200;
 
@@ -20,6 +24,8 @@ export type World = 'live' | 'sandbox';
 /** How the application API names each world in its refusals ("the sandbox has no webhook address"). */
 export const WHOSE: Record<World, string> = { live: 'the company', sandbox: 'the sandbox' };
 export const HEADINGS: Record<World, string> = { live: 'Live webhook', sandbox: 'Sandbox webhook' };
+/** Each world's webhook in a sentence ("The live webhook address was saved."). */
+export const WEBHOOK_NAMES: Record<World, string> = { live: 'live webhook', sandbox: 'sandbox webhook' };
 
 /** What one webhook section shows besides its settings: a refusal, a revealed secret, a test's outcome. */
 export interface WebhookState {
@@ -36,8 +42,6 @@ export interface PageState {
   keyErrors?: FieldErrors;
   webhook?: Partial<Record<World, WebhookState>>;
   deliveryErrors?: FieldErrors;
-  /** What an action just did, for the page's status region. */
-  outcome?: string;
   values?: Record<string, string>;
 }
 
@@ -147,39 +151,41 @@ function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
 }
 
 function KeyTable({ companyId, keys }: { companyId: string; keys: ApiKeySummary[] }) {
+  const caption = 'The company’s keys, newest first';
   return (
-    <table>
-      <caption>The company’s keys, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Prefix</th>
-          <th scope="col">Mode</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Action</th>
-        </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <tr key={key.id}>
-            <td>
-              <code>{key.prefix}…</code>
-            </td>
-            <td>{key.mode}</td>
-            <td>{key.createdAt}</td>
-            <td>{key.lastUsedAt ?? 'never'}</td>
-            <td>
-              <form method="post" action={`${base(companyId)}/api-keys/${key.id}/revoke`} class="inline">
-                <CsrfField />
-                <button type="submit" aria-label={`Revoke key ${key.prefix}…`}>
-                  Revoke
-                </button>
-              </form>
-            </td>
+    <TableScroll label={caption}>
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Prefix</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Action</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.mode}</td>
+              <td>
+                <Time at={key.createdAt} />
+              </td>
+              <td>{key.lastUsedAt ? <Time at={key.lastUsedAt} /> : 'never'}</td>
+              <td>
+                <a href={`${base(companyId)}/api-keys/${key.id}/revoke`} aria-label={`Revoke key ${key.prefix}…`}>
+                  Revoke
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 
@@ -221,7 +227,9 @@ export function AttemptAnswer({ attempt }: { attempt: WebhookDelivery }) {
   return (
     <dl>
       <dt>Time</dt>
-      <dd>{attempt.attemptedAt}</dd>
+      <dd>
+        <Time at={attempt.attemptedAt} />
+      </dd>
       <dt>Receiver’s status</dt>
       <dd>{attempt.httpStatus ?? 'none'}</dd>
       <dt>Receiver’s answer</dt>

@@ -84,15 +84,26 @@ export function formChecker(wording: FieldWording) {
   ): Promise<{ value: R } | Refused> {
     const checked = check<T>(schema, body);
     if (!('input' in checked)) return checked;
-    try {
-      return { value: await action(checked.input) };
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      return { status: err.status, errors: { [fieldOf(err)]: err.message } };
-    }
+    return attempt(() => action(checked.input), fieldOf);
   }
 
   return { check, checkField, act };
 }
 
 export type FormChecker = ReturnType<typeof formChecker>;
+
+/**
+ * Runs an action; a refusal it throws (an HttpError below 500) becomes the form's error at the field
+ * `fieldOf` names for it (none: the form's own), with the refusal's status. Anything else is thrown on.
+ */
+export async function attempt<R>(
+  action: () => Promise<R>,
+  fieldOf: (refusal: HttpError) => string = () => '',
+): Promise<{ value: R } | Refused> {
+  try {
+    return { value: await action() };
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    return { status: err.status, errors: { [fieldOf(err)]: err.message } };
+  }
+}

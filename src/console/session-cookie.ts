@@ -1,5 +1,6 @@
 import { parse, serialize } from 'cookie';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { refuse } from '../core/errors.js';
 import { SESSION_SECONDS } from './sessions.js';
 
 /**
@@ -27,3 +28,24 @@ export const setSessionCookie = (req: Request, res: Response, token: string) =>
 
 /** Tells the browser to drop the cookie (signing out also deletes the session, so a kept copy is useless). */
 export const clearSessionCookie = (req: Request, res: Response) => writeCookie(req, res, '', 0);
+
+/** Whether a proxy in front says the client came over HTTPS (X-Forwarded-Proto or Forwarded: proto=). */
+function forwardedOverHttps(req: Request): boolean {
+  const proto = req.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return proto === 'https' || /(^|[;,\s])proto="?https"?(?=$|[;,\s])/i.test(req.get('forwarded') ?? '');
+}
+
+/**
+ * Refuses every console request that a proxy says came over HTTPS while the service does not trust
+ * that proxy (TRUST_PROXY off): the session cookie would be set without Secure and `__Host-`, and
+ * every form would be refused as coming from another origin (https:// is not the http:// the service
+ * sees). A page saying what to set, rather than a cookie that a plain-HTTP request would carry.
+ */
+export const refuseUntrustedTls: RequestHandler = (req, _res, next) => {
+  if (!req.secure && forwardedOverHttps(req))
+    throw refuse.forbidden(
+      'this console is reached over HTTPS through a proxy that the service does not trust, so it would set its ' +
+        'session cookie without Secure: set TRUST_PROXY=true (docs/operating.md, "Behind a TLS proxy")',
+    );
+  next();
+};

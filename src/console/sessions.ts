@@ -14,6 +14,8 @@ export interface Session {
   /** The synchronizer token every state-changing form of the session carries in `_csrf`. */
   csrf: string;
   principal: Principal;
+  /** The page its flash is for, when it holds one (flash.ts). */
+  flashPath?: string;
 }
 
 const randomToken = () => randomBytes(32).toString('base64url');
@@ -45,6 +47,7 @@ export async function startSession(db: Queryable, opener: Opener): Promise<Pick<
 
 interface SessionRow {
   csrf: string;
+  flashPath: string | null;
   companyId: string | null;
   userId: string | null;
   role: Principal['role'] | null;
@@ -60,8 +63,8 @@ interface SessionRow {
  */
 export async function findSession(db: Queryable, token: string, appToken: string): Promise<Session | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT s.csrf_token AS csrf, s.company_id AS "companyId", s.user_id AS "userId", a.role, u.name, u.email,
-            s.account_epoch AS epoch
+    `SELECT s.csrf_token AS csrf, s.flash_path AS "flashPath", s.company_id AS "companyId", s.user_id AS "userId",
+            a.role, u.name, u.email, s.account_epoch AS epoch
        FROM console_sessions s
        LEFT JOIN user_accounts a
               ON a.company_id = s.company_id AND a.user_id = s.user_id AND a.sessions_epoch = s.account_epoch
@@ -71,10 +74,10 @@ export async function findSession(db: Queryable, token: string, appToken: string
   );
   const row = rows[0];
   if (!row) return undefined;
-  const { csrf, companyId, userId, role, name, email, epoch } = row;
+  const { csrf, flashPath, companyId, userId, role, name, email, epoch } = row;
   const principal: Principal =
     userId === null ? { role: 'operator' } : { role: role as Role, companyId: companyId!, userId, name, email, epoch };
-  return { token, csrf, principal };
+  return { token, csrf, principal, flashPath: flashPath ?? undefined };
 }
 
 export async function endSession(db: Queryable, token: string): Promise<void> {

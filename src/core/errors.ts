@@ -83,7 +83,7 @@ export const refuse = {
   publishedMeanwhile: (message: string) => new HttpError('PUBLISHED_MEANWHILE', 409, message),
   /** A conflict with a state that passes by itself or by the caller's action: try again later. */
   conflictForNow: (message: string) => new HttpError('CONFLICT_FOR_NOW', 409, message),
-  bodyTooLarge: () => new HttpError('BODY_TOO_LARGE', 413, 'request body is larger than 1 MiB'),
+  bodyTooLarge: (message = 'request body is larger than 1 MiB') => new HttpError('BODY_TOO_LARGE', 413, message),
   unsupportedMediaType: (message: string) => new HttpError('UNSUPPORTED_MEDIA_TYPE', 415, message),
   /** Any Expect but 100-continue; the body is left unread, so the connection closes. */
   expectationFailed: () =>

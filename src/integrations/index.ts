@@ -3,6 +3,7 @@ export { ApiKeyCache, type KeyAuthenticator } from './keys/api-key-cache.js';
 export { createKey } from './keys/api-keys.js';
 export { listDeliveries } from './webhooks/deliveries.js';
 export {
+  DEFAULT_SECRET_OVERLAP_SECONDS,
   generateKey,
   readIntegration,
   revealWebhookSecret,

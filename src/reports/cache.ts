@@ -89,8 +89,8 @@ export class ReportCache implements ReportReads {
   }
 
   async list(companyId: string, options: ListOptions, since = performance.now()): Promise<ReportPage> {
-    const { limit, after, restId, status } = options;
-    const key = `page ${companyId} ${JSON.stringify([limit, after?.date, after?.createdAt, after?.id, restId, status])}`;
+    const { limit, after, before, restId, status, inspectorEmail } = options;
+    const key = `page ${companyId} ${JSON.stringify([limit, after, before, restId, status, inspectorEmail])}`;
     return this.cache.get(
       key,
       this.lookup(companyId, true, () => listForCompany(this.db, companyId, options)),

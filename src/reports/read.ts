@@ -42,15 +42,28 @@ export async function findForCompany(db: Queryable, companyId: string, id: strin
 export interface ReportPage {
   reports: Report[];
   next?: ListCursor;
+  /** With `after` or `before`: where the page before it ends, if there is one (reports newer than its first). */
+  previous?: ListCursor;
 }
 
 export interface ListOptions {
   limit: number;
   after?: ListCursor;
+  /** The page that ends just before this position (paging back, in the console); not with `after`. */
+  before?: ListCursor;
   restId?: string;
   /** Only the reports with this status (the application's inbox). */
   status?: Report['status'];
+  /** Only the reports this user (by stored e-mail) inspects (the console's inbox). */
+  inspectorEmail?: string;
 }
+
+type PageRow = ReportRow & { id: string; inspection_date: string; cursor_created_at: string };
+const cursorOf = (row: PageRow): ListCursor => ({
+  date: row.inspection_date,
+  createdAt: row.cursor_created_at,
+  id: row.id,
+});
 
 /**
  * What a list page may weigh, about, in JSON: it ends before the report that would take it past
@@ -66,13 +79,16 @@ export const PAGE_BUDGET_BYTES = 1024 * 1024;
 export async function listForCompany(
   db: Queryable,
   companyId: string,
-  { limit, after, restId, status }: ListOptions,
+  { limit, after, before, restId, status, inspectorEmail }: ListOptions,
 ): Promise<ReportPage> {
   const params: unknown[] = [companyId, limit, PAGE_BUDGET_BYTES];
   const where = ['r.company_id = $1'];
-  if (after) {
-    params.push(after.date, after.createdAt, after.id);
-    where.push('(r.inspection_date, r.created_at, r.id) < ($4::date, $5::timestamptz, $6::uuid)');
+  // Paging back reads the list the other way from the position, and turns the page round.
+  const from = after ?? before;
+  const order = before ? 'ASC' : 'DESC';
+  if (from) {
+    params.push(from.date, from.createdAt, from.id);
+    where.push(`(r.inspection_date, r.created_at, r.id) ${before ? '>' : '<'} ($4::date, $5::timestamptz, $6::uuid)`);
   }
   if (restId !== undefined) {
     params.push(restId);
@@ -82,30 +98,34 @@ export async function listForCompany(
     params.push(status);
     where.push(`r.status = $${params.length}`);
   }
+  if (inspectorEmail !== undefined) {
+    params.push(inspectorEmail);
+    where.push(`r.inspector_emails @> ARRAY[$${params.length}::text]`);
+  }
   // The page comes back as one JSON array: node-postgres parses that with JSON.parse, far cheaper than
   // its per-column parsing of 21 wide rows with arrays.
   // The scan reads one report past the limit (is there a next page?) and sums each report's
   // display_bytes (display-bytes.ts) as it goes; the array holds only the reports within the limit and
   // the budget, so the reports past the budget are never built into JSON, nor read from TOAST.
-  const result = await db.query<{
-    page: (ReportRow & { id: string; inspection_date: string; cursor_created_at: string })[];
-    scanned: number;
-  }>({
+  const result = await db.query<{ page: PageRow[]; scanned: number }>({
     // One prepared statement per shape of the query (its text depends only on which filters are given).
-    name: `reports-page${after ? '-after' : ''}${restId !== undefined ? '-rest-id' : ''}${status !== undefined ? '-status' : ''}`,
+    name: `reports-page${after ? '-after' : ''}${before ? '-before' : ''}${restId !== undefined ? '-rest-id' : ''}${status !== undefined ? '-status' : ''}${inspectorEmail !== undefined ? '-inspector' : ''}`,
     text: `SELECT coalesce(json_agg(p ORDER BY p.n) FILTER (WHERE p.n <= $2 AND (p.n = 1 OR p.page_bytes <= $3)), '[]') AS page,
                   count(*)::integer AS scanned
              FROM (SELECT ${REPORT_COLUMNS}, row_number() OVER w AS n, sum(r.display_bytes) OVER w AS page_bytes
                      FROM reports r WHERE ${where.join(' AND ')}
-                   WINDOW w AS (ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC ROWS UNBOUNDED PRECEDING)
-                    ORDER BY r.inspection_date DESC, r.created_at DESC, r.id DESC LIMIT $2 + 1) AS p`,
+                   WINDOW w AS (ORDER BY r.inspection_date ${order}, r.created_at ${order}, r.id ${order} ROWS UNBOUNDED PRECEDING)
+                    ORDER BY r.inspection_date ${order}, r.created_at ${order}, r.id ${order} LIMIT $2 + 1) AS p`,
     values: params,
   });
   const { page, scanned } = result.rows[0]!;
-  const last = page[page.length - 1];
-  const next =
-    scanned > page.length && last
-      ? { date: last.inspection_date, createdAt: last.cursor_created_at, id: last.id }
-      : undefined;
-  return { reports: page.map(toReport), next };
+  const last = page.at(-1);
+  const more = scanned > page.length && last ? cursorOf(last) : undefined;
+  if (!before) {
+    const first = page[0];
+    return { reports: page.map(toReport), next: more, previous: after && first ? cursorOf(first) : undefined };
+  }
+  // Back from `before`: the page in list order; the next page starts at its last report (`before` itself follows).
+  page.reverse();
+  return { reports: page.map(toReport), next: page.length > 0 ? cursorOf(page.at(-1)!) : before, previous: more };
 }

@@ -48,6 +48,11 @@ async function session(target: Express) {
         .set('Cookie', cookie)
         .type('form')
         .send(token === null ? fields : { _csrf: token, ...fields }),
+    /** A form's action answered 303 (Post/Redirect/Get), and the page its redirect names. */
+    async postThenGet(path: string, fields: Record<string, string>) {
+      const posted = await this.post(path, fields).expect(303);
+      return this.get(posted.headers.location!).expect(200);
+    },
   };
 }
 
@@ -83,6 +88,45 @@ describe('console: the reports inbox and publishing', () => {
     }
     expect(seen).to.deep.equal([...made].reverse());
     await console_.get(`${base}?after=forged`).expect(400);
+  });
+
+  it('pages the inbox both ways, says when more follow, and filters by status and by inspector', async () => {
+    const inspector = { name: 'Pat Paged', email: `${unique('pat')}@example.com` };
+    const { companyId, key } = await newCompany([inspector]);
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++)
+      made.push(await appReport(companyId, { inspectionDate: `2024-02-${String(i + 1).padStart(2, '0')}` }));
+    const mine = (
+      await api()
+        .post('/reports/new')
+        .set('X-API-KEY', key)
+        .send(reportInput({ inspectorEmails: inspector.email, inspectionDate: '2024-01-01' }))
+        .expect(200)
+    ).body.id as string;
+    await api().post(`/internal/companies/${companyId}/reports/${made[0]}/start`).set(auth).expect(200);
+    const base = `/console/companies/${companyId}/reports`;
+    const link = (html: string, name: string) =>
+      new RegExp(`href="([^"]+)">${name}</a>`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+
+    const first = (await console_.get(base).expect(200)).text;
+    expect(first).to.include('More reports follow on older pages.');
+    expect(link(first, 'Newer reports')).to.equal(undefined);
+    expect(first).to.include(`<li><a href="/console/companies/${companyId}">`);
+    const second = (await console_.get(link(first, 'Older reports')!).expect(200)).text;
+    expect(rowsOf(second).map((r) => r.id)).to.deep.equal([...made.slice(0, 5)].reverse().concat(mine));
+    expect(second).to.include('These are the oldest reports.');
+    expect(link(second, 'Older reports')).to.equal(undefined);
+    const back = (await console_.get(link(second, 'Newer reports')!).expect(200)).text;
+    expect(rowsOf(back).map((r) => r.id)).to.deep.equal(rowsOf(first).map((r) => r.id));
+
+    const started = (await console_.get(`${base}?status=in_progress`).expect(200)).text;
+    expect(rowsOf(started).map((r) => r.id)).to.deep.equal([made[0]]);
+    expect(started).to.include('<option value="in_progress" selected>In progress</option>');
+    const theirs = (await console_.get(`${base}?inspector=${encodeURIComponent(inspector.email)}`).expect(200)).text;
+    expect(rowsOf(theirs).map((r) => r.id)).to.deep.equal([mine]);
+    expect(theirs).to.include('<label for="filter-inspector">Inspector</label>');
+    for (const bad of ['status=done', 'status=new&status=published', 'after=forged', 'before=forged'])
+      expect((await console_.get(`${base}?${bad}`).expect(400)).text).to.include('<h1>Bad request</h1>');
   });
 
   it('shows the "New from REST API" badge only on API reports still new, with source and restId', async () => {
@@ -140,9 +184,31 @@ describe('console: the reports inbox and publishing', () => {
     expect((await console_.get(path).expect(200)).text).to.include('<button type="submit">Start</button>');
     await console_.post(`${path}/start`, {}, null).expect(403);
     expect((await statusOf(id)).status).to.equal('new');
-    await console_.post(`${path}/start`, {}).expect(303).expect('Location', `${path}?outcome=started`);
+    await console_.post(`${path}/start`, {}).expect(303).expect('Location', path);
     expect((await statusOf(id)).status).to.equal('in_progress');
-    expect((await console_.get(`${path}?outcome=started`).expect(200)).text).to.include('Started.');
+    // The outcome is the session's flash: shown once, by the page the redirect names, then gone.
+    expect((await console_.get(path).expect(200)).text).to.include('<p>Started.</p>');
+    expect((await console_.get(path).expect(200)).text).not.to.include('Started.');
+  });
+
+  it('shows no outcome from a crafted link: the page reads none from its query, only the session’s flash', async () => {
+    const { companyId, key } = await newCompany();
+    const id = await apiReport(key);
+    const path = `/console/companies/${companyId}/reports/${id}`;
+    const forged = [
+      'outcome=sent&status=200',
+      'outcome=not_sent&reason=not_requested',
+      'outcome=retrying&next=2030-01-01T00:00:00Z',
+      'outcome=failed',
+      'outcome=started',
+      'outcome=recovered&queued=999999999',
+    ];
+    for (const query of forged) {
+      const page = await console_.get(`${path}?${query}`).expect(200);
+      expect(page.text, query).to.include('<div role="status" class="outcome" id="outcome" tabindex="-1"></div>');
+      expect(page.text, query).not.to.match(/Published;|Started\.|queued/);
+    }
+    expect((await statusOf(id)).status).to.equal('new');
   });
 
   it('publishes at once, without the question, when the webhook rules do not apply', async () => {
@@ -153,8 +219,9 @@ describe('console: the reports inbox and publishing', () => {
       const res = await console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT }).expect(303);
       expect(res.text).not.to.include(QUESTION);
       expect(await statusOf(id)).to.deep.equal({ status: 'published', published_url: PUBLISHED_AT });
-      const page = await console_.get(res.headers.location!).expect(200);
-      expect(page.text).to.match(/<div role="status" class="outcome">Published; .*\(outcome not_sent\)\.<\/div>/);
+      expect(res.headers.location).to.equal(path);
+      const page = await console_.get(path).expect(200);
+      expect(page.text).to.match(/<div role="status"[^>]*autofocus><p>Published; .*\(outcome not_sent\)\.<\/p><\/div>/);
     }
   });
 
@@ -162,8 +229,11 @@ describe('console: the reports inbox and publishing', () => {
     const company = await companyWithWebhook(suite.receiver);
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
-    const asked = await console_.post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT }).expect(200);
+    const asked = await console_.postThenGet(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT });
     expect(asked.text).to.include(QUESTION);
+    expect(asked.text).to.include('<fieldset id="publish-step" tabindex="-1" autofocus>');
+    // Shown once: a reload shows the publish form again, and sends nothing.
+    expect((await console_.get(path).expect(200)).text).not.to.include(QUESTION);
     expect(asked.text).to.include('<button type="submit" name="answer" value="notify">Notify</button>');
     expect(asked.text).to.include(
       '<button type="submit" name="answer" value="skip">Publish without notifying</button>',
@@ -189,9 +259,11 @@ describe('console: the reports inbox and publishing', () => {
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     for (const attempt of [1, 2]) {
-      const failed = await console_
-        .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
-        .expect(502);
+      const failed = await console_.postThenGet(`${path}/publish`, {
+        ...UNPUBLISHED,
+        publishedUrl: PUBLISHED_AT,
+        answer: 'notify',
+      });
       expect(failed.text).to.include(
         '<p class="form-error" role="alert">webhook delivery failed: the receiver answered HTTP 500</p>',
       );
@@ -215,27 +287,30 @@ describe('console: the reports inbox and publishing', () => {
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     suite.receiver.on(company.path, { status: 500, body: '<b>boom</b> upstream down' });
-    const first = await console_.post(`${path}/publish`, {
+    const first = await console_.postThenGet(`${path}/publish`, {
       ...UNPUBLISHED,
       publishedUrl: PUBLISHED_AT,
       answer: 'notify',
     });
-    expect(first.status).to.equal(502);
     expect(first.text).to.include('<pre>&lt;b>boom&lt;/b> upstream down</pre>');
     expect(first.text).not.to.include('<b>boom</b>');
     suite.receiver.on(company.path, { status: 503, body: 'second try: still down' });
-    const second = await console_
-      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
-      .expect(502);
+    const second = await console_.postThenGet(`${path}/publish`, {
+      ...UNPUBLISHED,
+      publishedUrl: PUBLISHED_AT,
+      answer: 'notify',
+    });
     expect(second.text).to.include('<pre>second try: still down</pre>');
     expect(second.text).not.to.include('boom');
     // A refusal that makes no attempt (a disabled address) shows no earlier attempt's answer.
     await pool().query(`UPDATE integrations SET webhook_disabled_reason = 'gone' WHERE company_id = $1`, [
       company.companyId,
     ]);
-    const none = await console_
-      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'notify' })
-      .expect(502);
+    const none = await console_.postThenGet(`${path}/publish`, {
+      ...UNPUBLISHED,
+      publishedUrl: PUBLISHED_AT,
+      answer: 'notify',
+    });
     expect(none.text).to.include('the webhook address is disabled: gone');
     expect(none.text).not.to.include('still down');
     expect(suite.receiver.at(company.path)).to.have.length(2);
@@ -246,14 +321,13 @@ describe('console: the reports inbox and publishing', () => {
     suite.receiver.on(company.path, { status: 503 });
     const id = await apiReport(company.key);
     const path = `/console/companies/${company.companyId}/reports/${id}`;
-    const res = await console_
-      .post(`${path}/publish`, { ...UNPUBLISHED, publishedUrl: PUBLISHED_AT, answer: 'background' })
-      .expect(303);
+    const page = await console_.postThenGet(`${path}/publish`, {
+      ...UNPUBLISHED,
+      publishedUrl: PUBLISHED_AT,
+      answer: 'background',
+    });
     expect((await statusOf(id)).status).to.equal('published');
-    const next = new URL(res.headers.location!, 'http://x').searchParams.get('next')!;
-    expect(Date.parse(next)).to.be.greaterThan(0);
-    const page = await console_.get(res.headers.location!).expect(200);
-    expect(page.text).to.include(`outcome retrying, next attempt at ${new Date(next).toISOString()}`);
+    expect(page.text).to.match(/outcome retrying, next attempt at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\)/);
   });
 
   it('publishes once for two concurrent publishes: the second is refused (409) while the first delivers', async () => {
@@ -285,7 +359,7 @@ describe('console: the reports inbox and publishing', () => {
     const path = `/console/companies/${company.companyId}/reports/${id}`;
     const shown = publishForm((await console_.get(path).expect(200)).text);
     expect(shown).to.include({ publishedAt: '' });
-    const asked = await console_.post(`${path}/publish`, { ...shown, publishedUrl: PUBLISHED_AT }).expect(200);
+    const asked = await console_.postThenGet(`${path}/publish`, { ...shown, publishedUrl: PUBLISHED_AT });
     const answer = { ...publishForm(asked.text), answer: 'notify' };
     expect(answer).to.include({ publishedAt: '', publishedUrl: PUBLISHED_AT });
 
@@ -294,8 +368,9 @@ describe('console: the reports inbox and publishing', () => {
       .body as { updatedAt: string };
     const again = await console_.post(`${path}/publish`, answer).expect(409);
     expect(again.text).to.include(
-      `This report was published meanwhile (at ${published.updatedAt}, to ${PUBLISHED_AT}): nothing was published or sent now.`,
+      `This report was published meanwhile (at <time datetime="${published.updatedAt.slice(0, 19)}Z" title="${published.updatedAt.slice(0, 10)} ${published.updatedAt.slice(11, 19)} UTC">`,
     );
+    expect(again.text).to.include(`, to ${PUBLISHED_AT}): nothing was published or sent now.`);
     expect(again.text).to.include(`<a href="${path}">Open the report again</a>`);
     expect(again.text).not.to.include('>Notify</button>');
     expect(suite.receiver.at(company.path)).to.have.length(1);
@@ -303,7 +378,7 @@ describe('console: the reports inbox and publishing', () => {
     // A page opened after the publish carries it, and publishes again (the API's rule): a second webhook.
     const fresh = publishForm((await console_.get(path).expect(200)).text);
     expect(fresh).to.include({ publishedAt: published.updatedAt });
-    const reasked = await console_.post(`${path}/publish`, { ...fresh, publishedUrl: PUBLISHED_AT }).expect(200);
+    const reasked = await console_.postThenGet(`${path}/publish`, { ...fresh, publishedUrl: PUBLISHED_AT });
     await console_.post(`${path}/publish`, { ...publishForm(reasked.text), answer: 'notify' }).expect(303);
     expect(suite.receiver.at(company.path)).to.have.length(2);
     // The application API passes no precondition: it republishes as before.

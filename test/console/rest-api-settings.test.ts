@@ -22,6 +22,25 @@ async function consoleOn(target: Express = app()) {
         .set('Cookie', cookie)
         .type('form')
         .send(token === null ? fields : { _csrf: token, ...fields }),
+    /** A form's action answered 303 to `path`'s page (Post/Redirect/Get), and that page. */
+    postThenGet: async (path: string, to: string, fields: Record<string, string> = {}) => {
+      await consoleClient(target)
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...fields })
+        .expect(303)
+        .expect('Location', to);
+      return consoleClient(target).get(to).set('Cookie', cookie).expect(200);
+    },
+    /** htmx's request for the part it swaps in (HX-Request): answered with the page, not a redirect. */
+    postByHtmx: (path: string) =>
+      consoleClient(target)
+        .post(path)
+        .set('Cookie', cookie)
+        .set('HX-Request', 'true')
+        .type('form')
+        .send({ _csrf: csrf }),
     /** A form whose field comes several times (ticked checkboxes), in the order a browser sends them. */
     postFields: (path: string, fields: [string, string][]) =>
       consoleClient(target)
@@ -93,34 +112,43 @@ describe('console: Settings > Integrations > REST API', () => {
     expect(res.text).to.include('<button type="submit">Generate API Key</button>');
   });
 
-  it('generates a live and a test key, each shown once from the POST (never in a Location), listed, and revokes one', async () => {
+  it('generates a live and a test key, each shown once after the redirect (never in a URL), listed, and revokes one after asking', async () => {
     const { companyId } = await newCompany();
     const console = await consoleOn();
-    const live = await console.post(`${page(companyId)}/api-keys`, { mode: 'live' }).expect(201);
-    expect(live.headers.location).to.equal(undefined);
+    const live = await console.postThenGet(`${page(companyId)}/api-keys`, page(companyId), { mode: 'live' });
     const key = /<code id="new-key">([^<]+)<\/code>/.exec(live.text)![1]!;
     expect(key).to.match(/^irk_/);
     expect(live.text).to.include('<button type="button" data-copy="new-key">Copy</button>');
     await api().get('/auth').set('X-API-KEY', key).expect(200);
+    // A reload shows the page without the key, and makes no second one.
+    const reloaded = await console.get(page(companyId)).expect(200);
+    expect(reloaded.text).not.to.include(key);
+    expect(reloaded.text).not.to.include('id="new-key"');
+    expect(await keysOf(companyId)).to.equal(2); // newCompany's key too
 
-    const test = await console.post(`${page(companyId)}/api-keys`, { mode: 'test' }).expect(201);
+    const test = await console.postThenGet(`${page(companyId)}/api-keys`, page(companyId), { mode: 'test' });
     const testKey = /<code id="new-key">([^<]+)<\/code>/.exec(test.text)![1]!;
     expect(testKey).to.match(/^irk_test_/);
 
     const listed = await console.get(page(companyId)).expect(200);
     expect(listed.text).to.not.include(key);
-    expect(listed.text).to.include(`aria-label="Revoke key ${key.slice(0, 12)}…">Revoke</button>`);
+    expect(listed.text).to.include(`aria-label="Revoke key ${key.slice(0, 12)}…">Revoke</a>`);
     expect(listed.text).to.include(`aria-label="Revoke key ${testKey.slice(0, 17)}…"`);
     expect(await keysOf(companyId)).to.equal(3); // newCompany's key too
 
     const id = (await api().get(`/internal/companies/${companyId}/api-keys`).set(auth).expect(200)).body.find(
       (k: { prefix: string }) => k.prefix === key.slice(0, 12),
     ).id as string;
-    await console
-      .post(`${page(companyId)}/api-keys/${id}/revoke`)
-      .expect(303)
-      .expect('Location', page(companyId));
+    // "Revoke" asks first, on a page of its own; the key works until its button is pressed.
+    const asked = await console.get(`${page(companyId)}/api-keys/${id}/revoke`).expect(200);
+    expect(asked.text).to.include(`<h1>Revoke key ${key.slice(0, 12)}…?</h1>`);
+    expect(asked.text).to.include(`<form method="post" action="${page(companyId)}/api-keys/${id}/revoke">`);
+    expect(asked.text).to.include(`<a href="${page(companyId)}">Cancel</a>`);
+    await api().get('/auth').set('X-API-KEY', key).expect(200);
+    const revoked = await console.postThenGet(`${page(companyId)}/api-keys/${id}/revoke`, page(companyId));
+    expect(revoked.text).to.include(`Key ${key.slice(0, 12)}… was revoked: a request with it is refused from now on.`);
     await api().get('/auth').set('X-API-KEY', key).expect(400, { error: 'invalid API key' });
+    await console.get(`${page(companyId)}/api-keys/${id}/revoke`).expect(404);
 
     const again = await console.post(`${page(companyId)}/api-keys/${id}/revoke`).expect(404);
     expect(again.text).to.include(await apiErrorOfDelete(companyId, id));
@@ -196,8 +224,7 @@ describe('console: Settings > Integrations > REST API', () => {
       const shown = await console.get(page(companyId)).expect(200);
       expect(shown.text).to.include(`value="${suite.receiver.url(hook)}"`);
 
-      const revealed = await console.post(`${page(companyId)}/${path}/secret/reveal`).expect(200);
-      expect(revealed.headers.location).to.equal(undefined);
+      const revealed = await console.postThenGet(`${page(companyId)}/${path}/secret/reveal`, page(companyId));
       const secret = new RegExp(`<code id="${world}-webhook-secret">(whsec_[^<]+)</code>`).exec(revealed.text)![1]!;
       const owner =
         world === 'live'
@@ -206,16 +233,30 @@ describe('console: Settings > Integrations > REST API', () => {
       expect((await webhookOf(owner))!.secret).to.equal(secret);
       expect((await console.get(page(companyId))).text).to.not.include(secret);
 
-      await console.post(`${page(companyId)}/${path}/secret/rotate`).expect(303);
+      // "Rotate secret" asks first; then the page says what it did, once.
+      const asked = await console.get(`${page(companyId)}/${path}/secret/rotate`).expect(200);
+      expect(asked.text).to.include(`<h1>Rotate the ${world} webhook signing secret?</h1>`);
+      expect((await webhookOf(owner))!.secret).to.equal(secret);
+      const rotated = await console.postThenGet(`${page(companyId)}/${path}/secret/rotate`, page(companyId));
       expect((await webhookOf(owner))!.secret).to.not.equal(secret);
-      const rotated = await console.get(page(companyId)).expect(200);
-      expect(rotated.text).to.include('The previous secret signs too until');
+      expect(rotated.text).to.include('The previous secret signs too until <time datetime=');
+      expect(rotated.text).to.match(
+        new RegExp(
+          `<p>The ${world} webhook signing secret was rotated: the previous one signs too until \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} UTC\\.</p>`,
+        ),
+      );
+      expect((await console.get(page(companyId))).text).not.to.include('signing secret was rotated');
 
-      const test = await console.post(`${page(companyId)}/${path}/test`).expect(200);
+      // Without script: 303, the outcome shown once by the page; with htmx: the page itself, to swap its part in.
+      const test = await console.postThenGet(`${page(companyId)}/${path}/test`, page(companyId));
       expect(suite.receiver.at(hook)).to.have.length(1);
       expect(test.text).to.include('Test delivery sent (status 200): the receiver answered HTTP 200');
       expect(test.text).to.include('&lt;script>alert(1)&lt;/script>');
       expect(test.text).to.not.include(HOSTILE_ANSWER);
+      expect((await console.get(page(companyId))).text).not.to.include('Test delivery sent');
+      const swapped = await console.postByHtmx(`${page(companyId)}/${path}/test`).expect(200);
+      expect(swapped.text).to.include('Test delivery sent (status 200)');
+      expect(suite.receiver.at(hook)).to.have.length(2);
     });
 
     it(`${world}: shows a failing receiver’s error with the API’s status and message (502)`, async () => {
@@ -226,7 +267,7 @@ describe('console: Settings > Integrations > REST API', () => {
       await console
         .post(`${page(companyId)}/${path}`, { url: suite.receiver.url(hook), eventTypes: PUBLISHED })
         .expect(303);
-      const res = await console.post(`${page(companyId)}/${path}/test`).expect(502);
+      const res = await console.postByHtmx(`${page(companyId)}/${path}/test`).expect(502);
       const message = await apiError(
         'post',
         `/internal/companies/${companyId}/${path}/test`,
@@ -246,7 +287,7 @@ describe('console: Settings > Integrations > REST API', () => {
     await console
       .post(`${page(companyId)}/webhook`, { url: suite.receiver.url('/guarded'), eventTypes: PUBLISHED })
       .expect(303);
-    const res = await console.post(`${page(companyId)}/webhook/test`).expect(502);
+    const res = await console.postThenGet(`${page(companyId)}/webhook/test`, page(companyId));
     const message = await apiError('post', `/internal/companies/${companyId}/webhook/test`, {}, 502);
     expect(message).to.include('127.0.0.1');
     expect(res.text).to.include(`Test delivery failed (status 502): ${message}`);
@@ -257,7 +298,7 @@ describe('console: Settings > Integrations > REST API', () => {
     const { companyId } = await newCompany();
     const console = await consoleOn();
     // No address: the buttons are not shown; a form sent anyway is refused as the API refuses it.
-    const res = await console.post(`${page(companyId)}/webhook/test`).expect(409);
+    const res = await console.postByHtmx(`${page(companyId)}/webhook/test`).expect(409);
     expect(res.text).to.include(await apiError('post', `/internal/companies/${companyId}/webhook/test`, {}, 409));
     const rotate = await console.post(`${page(companyId)}/webhook/secret/rotate`).expect(409);
     expect(rotate.text).to.include(await apiError('post', `/internal/companies/${companyId}/webhook/secret`, {}, 409));
@@ -297,7 +338,7 @@ describe('console: Settings > Integrations > REST API', () => {
       .send({ publishedUrl: 'https://reports.example.com/r/1', notifyIntegration: true, whenDeliveryFails: 'retry' })
       .expect(200);
     const eventId = published.body.webhook.eventId as string;
-    await console.post(`${page(companyId)}/webhook/test`).expect(502);
+    await console.post(`${page(companyId)}/webhook/test`).expect(303);
 
     const listed = await console.get(page(companyId)).expect(200);
     const rows = listed.text.slice(listed.text.indexOf('Recent deliveries'));
@@ -308,18 +349,22 @@ describe('console: Settings > Integrations > REST API', () => {
     const eventStatus = async () =>
       (await pool().query('SELECT status FROM webhook_events WHERE company_id = $1 AND id = $2', [companyId, eventId]))
         .rows[0].status as string;
-    // Post/Redirect/Get: the outcome is on the page the redirect names, whose reload sends nothing.
-    const redelivered = await console.post(`${page(companyId)}/events/${eventId}/redeliver`).expect(303);
-    expect(redelivered.headers.location).to.equal(`${page(companyId)}?outcome=redelivered&event=${eventId}`);
+    // Post/Redirect/Get: the outcome is on the page the redirect names, once; its reload sends nothing.
+    const shown = await console.postThenGet(`${page(companyId)}/events/${eventId}/redeliver`, page(companyId));
     expect(await eventStatus()).to.equal('pending');
+    expect(shown.text).to.include(`Event ${eventId} queued for redelivery.`);
     await pool().query(`UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1`, [
       companyId,
     ]);
-    const shown = await console.get(redelivered.headers.location!).expect(200);
-    expect(shown.text).to.include(`Event ${eventId} queued for redelivery.`);
+    expect((await console.get(page(companyId)).expect(200)).text).not.to.include('queued for');
     expect(await eventStatus()).to.equal('failed');
-    for (const forged of ['outcome=redelivered&event=%3Cb%3Ex', 'outcome=recovered&queued=lots', 'outcome=started'])
-      expect((await console.get(`${page(companyId)}?${forged}`).expect(200)).text).not.to.include('queued for');
+    // A crafted link shows nothing: no outcome is read from a URL.
+    for (const forged of [
+      `outcome=redelivered&event=${eventId}`,
+      'outcome=recovered&queued=999999999',
+      'outcome=sent&status=200',
+    ])
+      expect((await console.get(`${page(companyId)}?${forged}`).expect(200)).text).not.to.match(/queued for|Published/);
 
     const unknown = await console.post(`${page(companyId)}/events/msg_nope/redeliver`).expect(404);
     expect(unknown.text).to.include(
@@ -327,13 +372,11 @@ describe('console: Settings > Integrations > REST API', () => {
     );
 
     const since = new Date(Date.now() - 60 * 60_000).toISOString().slice(0, 16);
-    const recovered = await console.post(`${page(companyId)}/events/redeliver`, { since }).expect(303);
-    expect(recovered.headers.location).to.equal(`${page(companyId)}?outcome=recovered&queued=1`);
+    const counted = await console.postThenGet(`${page(companyId)}/events/redeliver`, page(companyId), { since });
     expect(await eventStatus()).to.equal('pending');
     await pool().query(`UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1`, [
       companyId,
     ]);
-    const counted = await console.get(recovered.headers.location!).expect(200);
     expect(counted.text).to.include('1 failed event(s) queued for redelivery.');
     expect(await eventStatus()).to.equal('failed');
 
@@ -366,10 +409,8 @@ describe('console: Settings > Integrations > REST API', () => {
     expect(confirm.text).to.include('webhook addresses and their signing secrets');
     expect(confirm.text).to.include('<button type="submit">Revoke REST API Integration</button>');
     await api().get('/auth').set('X-API-KEY', company.key).expect(200);
-    await console
-      .post(`${page(company.companyId)}/revoke`)
-      .expect(303)
-      .expect('Location', page(company.companyId));
+    const revoked = await console.postThenGet(`${page(company.companyId)}/revoke`, page(company.companyId));
+    expect(revoked.text).to.include('The REST API integration was revoked');
     await api().get('/auth').set('X-API-KEY', company.key).expect(400, { error: 'invalid API key' });
     expect(await webhookOf(company.companyId)).to.equal(undefined);
   });

@@ -75,6 +75,33 @@ describe('console: signing in and out', () => {
     }
   });
 
+  it('behind a TLS proxy it does not trust (TRUST_PROXY off): a page saying to set TRUST_PROXY, never a cookie', async () => {
+    const proxied = [
+      ['X-Forwarded-Proto', 'https'],
+      ['X-Forwarded-Proto', 'https, http'],
+      ['Forwarded', 'for=192.0.2.1;proto=https;host=console.example.com'],
+    ];
+    for (const [name, value] of proxied) {
+      const signIn = await consoleClient()
+        .post('/console/sign-in')
+        .set(name!, value!)
+        .type('form')
+        .send({ token: APP_TOKEN });
+      expect(signIn.status, `${name}: ${value}`).to.equal(403);
+      expect(signIn.headers['set-cookie']).to.equal(undefined);
+      expect(signIn.text).to.include('<h1>Refused</h1>');
+      expect(signIn.text).to.include('set TRUST_PROXY=true');
+      expect((await consoleClient().get('/console').set(name!, value!)).status).to.equal(403);
+    }
+    // A proxy that says the client came over plain HTTP changes nothing.
+    await consoleClient()
+      .post('/console/sign-in')
+      .set('X-Forwarded-Proto', 'http')
+      .type('form')
+      .send({ token: APP_TOKEN })
+      .expect(303);
+  });
+
   it('signs out: the session row is deleted, so the old cookie signs no one in', async () => {
     const { cookie, csrf } = await signIn();
     expect(await rowsOf(cookie)).to.equal(1);

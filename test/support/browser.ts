@@ -170,3 +170,19 @@ export function browserWithReceiver(): ReceiverSuite {
   });
   return suite;
 }
+
+/** A phone's screen (an iPhone 12 to 15): the console is read there too. */
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * The elements of the page's main wider than the screen (tag.class each); a table that scrolls inside
+ * its own box (.table-scroll) counts as that box, which must fit.
+ */
+export function widerThanScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main *')]
+      .filter((e) => !e.parentElement?.closest('.table-scroll'))
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+  );
+}

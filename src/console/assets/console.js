@@ -1,6 +1,8 @@
 // The console's one script of its own, loaded from this origin (the CSP allows no inline script).
 // A "Copy" button copies the text of the element its data-copy names; a form with data-confirm asks
 // before it is sent. Both are conveniences: without script, the text can be selected and the form is sent.
+// The part a page focuses (its `autofocus`: an action's outcome, the question after "Publish") is
+// focused and scrolled into view by the browser itself.
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
   if (!button) return;
@@ -30,3 +32,18 @@ window.addEventListener('pageshow', () => {
     form.querySelectorAll('button').forEach((button) => (button.disabled = false));
   });
 });
+
+// Times are written in UTC to the second (time.tsx): each <time datetime> is shown in the viewer's
+// time zone, its UTC kept on hover (title). On load, and in every part htmx swaps in.
+const localTime = new Intl.DateTimeFormat(undefined, {
+  dateStyle: 'medium',
+  timeStyle: 'long',
+});
+function showLocalTimes(root) {
+  root.querySelectorAll('time[datetime]').forEach((time) => {
+    const at = new Date(time.dateTime);
+    if (!Number.isNaN(at.getTime())) time.textContent = localTime.format(at);
+  });
+}
+showLocalTimes(document);
+document.addEventListener('htmx:load', (event) => event.target instanceof Element && showLocalTimes(event.target));

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { axeChecks } from '../../support/axe.js';
-import { browserWithReceiver, expectNothingRan, signInToConsole } from '../../support/browser.js';
+import {
+  browserWithReceiver,
+  expectNothingRan,
+  PHONE,
+  signInToConsole,
+  widerThanScreen,
+} from '../../support/browser.js';
 import { api, newCompany, reportInput } from '../../support/harness.js';
 import { auth } from '../../support/webhooks.js';
 
@@ -61,13 +67,8 @@ describe('console in a browser (chromium): Settings > Integrations > REST API', 
     expect(await live.getByRole('checkbox', { name: /^report\.started/ }).isChecked()).to.equal(true);
     await accessible('event types saved');
     // On a phone's width (390 px) nothing of the page is wider than the screen, the event types included.
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflowing = await page.evaluate(() =>
-      [...document.querySelectorAll('main *')]
-        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-    );
-    expect(overflowing, 'wider than 390 px').to.deep.equal([]);
+    await page.setViewportSize(PHONE);
+    expect(await widerThanScreen(page), 'wider than 390 px').to.deep.equal([]);
     await live.getByRole('checkbox', { name: /^report\.started/ }).scrollIntoViewIfNeeded();
     await accessible('rest api at 390 px');
     await page.setViewportSize({ width: 1280, height: 720 });
