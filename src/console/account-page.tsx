@@ -6,6 +6,7 @@ import type { PageDeps } from './deps.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import { render } from './render.js';
+import { redirectWith } from './flash.js';
 import type { FieldErrors } from './schema-check.js';
 import { clearSessionCookie, sessionToken } from './session-cookie.js';
 import { endSession } from './sessions.js';
@@ -13,12 +14,9 @@ import { openSession } from './sign-in.js';
 
 type Person = Exclude<Principal, { role: 'operator' }>;
 
-function AccountPage({ person, outcome, errors }: { person: Person; outcome?: string; errors?: FieldErrors }) {
+function AccountPage({ person, errors }: { person: Person; errors?: FieldErrors }) {
   return (
     <Layout title="Your account">
-      <div role="status" class="outcome">
-        {outcome}
-      </div>
       <p>
         {person.name} ({person.email}), {person.role}.
       </p>
@@ -80,7 +78,9 @@ export function accountPage(router: PageRouter, { db }: PageDeps): void {
     if (epoch === undefined) return refuse(400, { current: 'This is not your current password.' });
     const session = await openSession(db, req, res, { ...me, epoch });
     Object.assign(res.locals, { session: { ...session, principal: { ...me, epoch } }, csrf: session.csrf });
-    render(res, 200, <AccountPage person={me} outcome="Password changed; every other session of yours has ended." />);
+    await redirectWith(db, res, '/console/account', {
+      outcome: 'Password changed; every other session of yours has ended.',
+    });
   });
 
   router.post('/account/sign-out-everywhere', async (req, res) => {

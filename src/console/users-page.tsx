@@ -19,6 +19,7 @@ import { CsrfField, Field, FormError, formValues } from './form.js';
 import { invitationPath } from './invitation-page.js';
 import { Layout } from './layout.js';
 import { render } from './render.js';
+import { flashOf, redirectWith } from './flash.js';
 import { refusalOf, type FieldErrors } from './schema-check.js';
 
 /** The people a page lists: the API's largest page. */
@@ -156,14 +157,17 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
     ]);
     render(res, status, <UsersPage {...{ company, people, invitations, ...state }} />);
   };
-  const done = (res: Response, action: () => Promise<unknown>) =>
+  const done = (res: Response, outcome: string, action: () => Promise<unknown>) =>
     refusalOf(action).then((refused) =>
       refused
         ? show(res, refused.status, { errors: refused.errors })
-        : res.redirect(303, usersOf(companyOf(res.locals))),
+        : redirectWith(db, res, usersOf(companyOf(res.locals)), { outcome }),
     );
 
-  router.get('/companies/:companyId/users', (_req, res) => show(res, 200));
+  // The invitation just made (its link shown once) comes in the flash of the redirect after "Invite".
+  router.get('/companies/:companyId/users', (_req, res) =>
+    show(res, 200, flashOf(res)?.state as Pick<UsersProps, 'made'> | undefined),
+  );
 
   router.post('/companies/:companyId/users/invitations', async (req, res) => {
     const { email, role } = req.body as { email?: unknown; role?: Role };
@@ -176,19 +180,23 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
       made = { invitation, link: `${req.protocol}://${req.host}${invitationPath(token)}` };
     });
     if (failed) return show(res, failed.status, { values, errors: failed.errors });
-    await show(res, 201, { made });
+    await redirectWith(db, res, usersOf(companyOf(res.locals)), { state: { made } });
   });
 
   router.post('/companies/:companyId/users/invitations/:invitationId/revoke', (req, res) =>
-    done(res, () => revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId, doerOf(req, res))),
+    done(res, 'The invitation was revoked: its link no longer works.', () =>
+      revokeInvitation(db, companyOf(res.locals).id, req.params.invitationId, doerOf(req, res)),
+    ),
   );
   router.post('/companies/:companyId/users/:userId/role', (req, res) =>
-    done(res, () => {
+    done(res, 'The role was changed; their sessions have ended.', () => {
       const { role } = req.body as { role?: unknown };
       return changeRole(db, companyOf(res.locals).id, req.params.userId, role, doerOf(req, res));
     }),
   );
   router.post('/companies/:companyId/users/:userId/remove', (req, res) =>
-    done(res, () => removeAccount(db, companyOf(res.locals).id, req.params.userId, doerOf(req, res))),
+    done(res, 'The console account was removed; its sessions have ended.', () =>
+      removeAccount(db, companyOf(res.locals).id, req.params.userId, doerOf(req, res)),
+    ),
   );
 }

@@ -135,7 +135,7 @@ describe('the audit trail', () => {
         .type('form')
         .send({ _csrf: session.csrf, ...form });
     const invited = `${unique('ins')}@example.com`;
-    await console('/users/invitations', { email: invited, role: 'inspector' }).expect(201);
+    await console('/users/invitations', { email: invited, role: 'inspector' }).expect(303);
     const inspector = await newPerson(companyId, 'inspector');
     const { rows } = await pool().query<{ id: string }>('SELECT id FROM users WHERE company_id = $1 AND email = $2', [
       companyId,
@@ -147,7 +147,7 @@ describe('the audit trail', () => {
       url: 'https://hooks.example.com/audit',
       eventTypes: 'report.published',
     }).expect(303);
-    await console('/integrations/rest-api/webhook/secret/reveal', {}).expect(200);
+    await console('/integrations/rest-api/webhook/secret/reveal', {}).expect(303);
 
     const trail = await trailOf(companyId);
     expect(story(trail)).to.deep.equal([

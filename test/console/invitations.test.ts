@@ -10,13 +10,19 @@ async function inviteAs(
   role = 'inspector',
   email = `${unique('invitee')}@example.com`,
 ) {
-  const res = await consoleClient()
-    .post(`/console/companies/${companyId}/users/invitations`)
+  const users = `/console/companies/${companyId}/users`;
+  await consoleClient()
+    .post(`${users}/invitations`)
     .set('Cookie', session.cookie)
     .type('form')
     .send({ _csrf: session.csrf, email, role })
-    .expect(201);
+    .expect(303)
+    .expect('Location', users);
+  // The link is shown once, by the page the redirect names.
+  const res = await consoleClient().get(users).set('Cookie', session.cookie).expect(200);
   const link = /<code id="invitation-link">([^<]+)<\/code>/.exec(res.text)![1]!;
+  const again = await consoleClient().get(users).set('Cookie', session.cookie).expect(200);
+  expect(again.text, 'the link is shown once').not.to.include(link);
   return { email, link, path: new URL(link).pathname, page: res.text };
 }
 

@@ -64,9 +64,10 @@ describe('console: what ends a session', () => {
     const common = await post(here, '/console/account/password', { current: PASSWORD, password: 'password1234' });
     expect(common.status).to.equal(400);
     const res = await post(here, '/console/account/password', { current: PASSWORD, password: 'a new long secret' });
-    expect(res.status).to.equal(200);
-    expect(res.text).to.include('Password changed; every other session of yours has ended.');
+    expect(res.status).to.equal(303);
     const renewed = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]!.split(';')[0]!;
+    const shown = await consoleClient().get('/console/account').set('Cookie', renewed).expect(200);
+    expect(shown.text).to.include('Password changed; every other session of yours has ended.');
     expect(await stillOpen(there, '/console/account')).to.equal(false);
     expect(await stillOpen(here, '/console/account')).to.equal(false);
     expect(await stillOpen({ cookie: renewed, csrf: '' }, '/console/account')).to.equal(true);
