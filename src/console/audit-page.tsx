@@ -3,8 +3,9 @@ import { AUDIT_ACTIONS, listAudit, type AuditAction } from '../audit/index.js';
 import type { PageRouter } from './access.js';
 import { companyOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
-import { Layout } from './layout.js';
+import { Layout, TableScroll } from './layout.js';
 import { render } from './render.js';
+import { Time } from './time.js';
 
 /** Entries a page shows: the API's default page. */
 const ENTRIES_SHOWN = 50;
@@ -26,7 +27,7 @@ function EntryRow({ entry }: { entry: AuditEvent }) {
   return (
     <tr>
       <td>
-        <time dateTime={entry.at}>{entry.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time>
+        <Time at={entry.at} />
       </td>
       <td>
         {entry.actor.name} <span class="muted">({entry.actor.type})</span>
@@ -78,7 +79,7 @@ function AuditPage({ base, entries, more, actor, action, paged }: AuditProps) {
       {entries.length === 0 ? (
         <p>No entries{actor || action ? ' match these filters' : ''}.</p>
       ) : (
-        <div class="table-scroll">
+        <TableScroll label="Audit trail entries">
           <table>
             <caption>Audit trail entries</caption>
             <thead>
@@ -97,7 +98,7 @@ function AuditPage({ base, entries, more, actor, action, paged }: AuditProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <nav aria-label="Audit trail pages">
         {paged && <a href={filters.size > 0 ? `${base}?${filters}` : base}>Newest entries</a>}{' '}

@@ -119,7 +119,7 @@ export function KeysSection({ company, live, newKey, keyErrors, revokedKeys }: P
 /** Revoked keys stay listed, from the audit trail: which, when, by whom. */
 function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
   return (
-    <div class="table-scroll">
+    <TableScroll label="Revoked keys">
       <table>
         <caption>Revoked keys, latest first</caption>
         <thead>
@@ -138,7 +138,7 @@ function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
               </td>
               <td>{entry.details.mode}</td>
               <td>
-                <time dateTime={entry.at}>{entry.at}</time>
+                <Time at={entry.at} />
                 {entry.details.with ? ` (with ${entry.details.with})` : ''}
               </td>
               <td>{entry.actor.name}</td>
@@ -146,7 +146,7 @@ function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
