@@ -17,18 +17,25 @@ export async function findCompany(db: Queryable, companyId: string): Promise<Com
  */
 export async function listCompanies(
   db: Queryable,
-  { limit, after }: { limit: number; after?: string },
-): Promise<{ companies: Company[]; next?: string }> {
-  const { rows } = await db.query<Company>(
+  { limit, after, before }: { limit: number; after?: string; before?: string },
+): Promise<{ companies: Company[]; older: boolean; newer: boolean }> {
+  // Newest first; a page before a company is read oldest first from it, then turned around.
+  const backwards = before !== undefined && after === undefined;
+  const cursor = backwards ? before : after;
+  const { rows } = await db.query<Company & { more: boolean }>(
     `SELECT id, name FROM companies
      WHERE sandbox_of IS NULL
-       AND ($2::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM companies WHERE id = $2))
-     ORDER BY created_at DESC, id DESC
+       AND ($2::uuid IS NULL OR (created_at, id) ${backwards ? '>' : '<'} (SELECT created_at, id FROM companies WHERE id = $2))
+     ORDER BY created_at ${backwards ? 'ASC' : 'DESC'}, id ${backwards ? 'ASC' : 'DESC'}
      LIMIT $1`,
-    [limit + 1, after !== undefined && isUuid(after) ? after : null],
+    [limit + 1, cursor !== undefined && isUuid(cursor) ? cursor : null],
   );
-  const companies = rows.slice(0, limit);
-  return { companies, next: rows.length > limit ? companies.at(-1)!.id : undefined };
+  const page = rows.slice(0, limit);
+  const more = rows.length > limit;
+  const from = cursor !== undefined && isUuid(cursor);
+  return backwards
+    ? { companies: page.reverse(), older: from, newer: more }
+    : { companies: page, older: more, newer: from };
 }
 
 /** The company's users (inspectors) by name, at most `limit`. */

@@ -11,12 +11,14 @@ import type { FieldErrors } from './schema-check.js';
 
 interface CompaniesProps {
   companies: Company[];
-  next?: string;
+  /** Whether older (newer) companies follow this page's last (precede its first). */
+  older: boolean;
+  newer: boolean;
   values?: Record<string, string>;
   errors?: FieldErrors;
 }
 
-function CompaniesPage({ companies, next, values, errors }: CompaniesProps) {
+function CompaniesPage({ companies, older, newer, values, errors }: CompaniesProps) {
   return (
     <Layout title="Companies">
       <form method="post" action="/console/companies">
@@ -38,22 +40,31 @@ function CompaniesPage({ companies, next, values, errors }: CompaniesProps) {
           ))}
         </ul>
       )}
-      {next && (
+      <nav aria-label="Pages of companies">
         <p>
-          <a href={`/console/companies?after=${next}`}>Older companies</a>
+          {newer && (
+            <a href={companies[0] ? `/console/companies?before=${companies[0].id}` : '/console/companies'}>
+              Newer companies
+            </a>
+          )}{' '}
+          {older && companies.length > 0 && (
+            <a href={`/console/companies?after=${companies.at(-1)!.id}`}>Older companies</a>
+          )}
         </p>
-      )}
+        <p>{older || newer ? 'More companies than this page: follow the links.' : 'Every company is on this page.'}</p>
+      </nav>
     </Layout>
   );
 }
 
 /** GET /console/companies (newest first, a page at a time) and POST /console/companies ("Create company"). */
 export function companyPages(router: PageRouter, { db, forms }: PageDeps): void {
-  const page = (after: unknown) =>
-    listCompanies(db, { limit: DEFAULT_PAGE_LIMIT, after: typeof after === 'string' ? after : undefined });
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const page = (query: Record<string, unknown> = {}) =>
+    listCompanies(db, { limit: DEFAULT_PAGE_LIMIT, after: text(query.after), before: text(query.before) });
 
   router.get('/companies', async (req, res) => {
-    render(res, 200, <CompaniesPage {...await page(req.query.after)} />);
+    render(res, 200, <CompaniesPage {...await page(req.query)} />);
   });
 
   router.post('/companies', async (req, res) => {
@@ -62,7 +73,7 @@ export function companyPages(router: PageRouter, { db, forms }: PageDeps): void 
     );
     if ('value' in result)
       return redirectWith(db, res, `/console/companies/${result.value.id}`, { outcome: 'The company was created.' });
-    const props = { ...(await page(undefined)), values: formValues(req.body), errors: result.errors };
+    const props = { ...(await page()), values: formValues(req.body), errors: result.errors };
     render(res, result.status, <CompaniesPage {...props} />);
   });
 }

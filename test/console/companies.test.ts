@@ -47,6 +47,20 @@ describe('console: companies and their inspectors', () => {
     expect([...made].filter((id) => !seen.has(id))).to.deep.equal([]);
   });
 
+  it('pages back: "Newer companies" from a later page shows the page before it, and says more follow', async () => {
+    for (let i = 0; i < 21; i++) await createCompany(pool(), unique('back'));
+    const { cookie } = await signIn();
+    const get = async (url: string) => (await consoleClient().get(url).set('Cookie', cookie).expect(200)).text;
+    const idsOf = (text: string) =>
+      [...text.matchAll(/href="\/console\/companies\/([0-9a-f-]{36})"/g)].map((m) => m[1]!);
+    const first = await get('/console/companies');
+    expect(first).to.include('More companies than this page').and.not.include('Newer companies');
+    const older = /href="(\/console\/companies\?after=[0-9a-f-]{36})"/.exec(first)![1]!;
+    const second = await get(older);
+    const newer = /href="(\/console\/companies\?before=[0-9a-f-]{36})"/.exec(second)![1]!;
+    expect(idsOf(await get(newer))).to.deep.equal(idsOf(first));
+  });
+
   it('shows an empty name at the field with the API’s message and status (400), the form kept', async () => {
     const { cookie, csrf } = await signIn();
     const res = await consoleClient()
