@@ -12,6 +12,7 @@ import { HttpError, notFound } from '../core/errors.js';
 import {
   generateKey,
   listDeliveries,
+  pageDeliveries,
   noWebhookAddress,
   readIntegration,
   recoverFailedEvents,
@@ -38,6 +39,8 @@ import {
   base,
   DELIVERIES_SHOWN,
   REVOKED_KEYS_SHOWN,
+  sinceOf,
+  textOf,
   WEBHOOK_NAMES,
   WHOSE,
   type PageState,
@@ -48,15 +51,6 @@ import { attempt } from './schema-check.js';
 import { utcText } from './time.js';
 
 const PATH = '/companies/:companyId/integrations/rest-api';
-
-/**
- * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
- * a zone; anything else goes to the schema check as typed, to be refused in the API's words.
- */
-const sinceOf = (since: unknown) =>
-  typeof since === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since)
-    ? `${since.length === 16 ? `${since}:00` : since}Z`
-    : since;
 
 type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
 
@@ -71,17 +65,22 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
   const show: Show = async (res, status, state = {}) => {
     const company = companyOf(res.locals);
     const sandboxId = await existingSandbox(db, company.id);
-    const [live, sandbox, deliveries, revoked] = await Promise.all([
+    const [live, sandbox, log, revoked] = await Promise.all([
       readIntegration(db, company.id),
       sandboxId ? readIntegration(db, sandboxId) : undefined,
-      listDeliveries(db, company.id, DELIVERIES_SHOWN),
+      pageDeliveries(db, company.id, DELIVERIES_SHOWN, state.deliveriesAt ?? {}),
       listAudit(db, company.id, { limit: REVOKED_KEYS_SHOWN, action: 'key.revoked' }),
     ]);
-    const revokedKeys = revoked.entries;
-    render(res, status, <RestApiPage {...{ company, live, sandbox, deliveries, revokedKeys, ...state }} />);
+    const page = { company, live, sandbox, ...log, revokedKeys: revoked.entries, ...state };
+    render(res, status, <RestApiPage {...page} />);
   };
 
-  router.get(PATH, (_req, res) => show(res, 200, flashOf(res)?.state as PageState | undefined));
+  // The recent deliveries' page (`older`/`newer`: a delivery's id), and what the action that led here did.
+  router.get(PATH, (req, res) => {
+    const { older, newer } = req.query as Record<string, unknown>;
+    const deliveriesAt = { older: textOf(older), newer: textOf(newer) };
+    return show(res, 200, { ...(flashOf(res)?.state as PageState | undefined), deliveriesAt });
+  });
   keyRoutes(router, deps, show);
   for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
   eventRoutes(router, deps, show);

@@ -177,7 +177,7 @@ function DeliveryTable({ path, deliveries }: { path: string; deliveries: PagePro
   );
 }
 
-function DeliveriesSection({ company, deliveries, deliveryErrors, values }: PageProps) {
+function DeliveriesSection({ company, deliveries, deliveryErrors, values, older, newer }: PageProps) {
   const path = base(company.id);
   return (
     <section aria-labelledby="deliveries-heading">
@@ -196,6 +196,19 @@ function DeliveriesSection({ company, deliveries, deliveryErrors, values }: Page
         <button type="submit">Redeliver failed since…</button>
       </form>
       {deliveries.length === 0 ? <p>No deliveries yet.</p> : <DeliveryTable path={path} deliveries={deliveries} />}
+      <nav aria-label="Pages of deliveries">
+        <p>
+          {newer && (
+            <a href={deliveries[0] ? `${path}?newer=${deliveries[0].id}#deliveries-heading` : path}>Newer deliveries</a>
+          )}{' '}
+          {older && deliveries.length > 0 && (
+            <a href={`${path}?older=${deliveries.at(-1)!.id}#deliveries-heading`}>Older deliveries</a>
+          )}
+        </p>
+        <p>
+          {older || newer ? 'More deliveries than this page: follow the links.' : 'Every delivery is on this page.'}
+        </p>
+      </nav>
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { CsrfField, FormError } from './form.js';
 import { TableScroll } from './layout.js';
 import type { FieldErrors } from './schema-check.js';
 import { Time } from './time.js';
+import { RevokedKeys } from './revoked-keys.js';
 
 /** The attempts the page lists: the API's largest page (the delivery log has no cursor to page on). */
 export const DELIVERIES_SHOWN = 100;
@@ -43,6 +44,8 @@ export interface PageState {
   webhook?: Partial<Record<World, WebhookState>>;
   deliveryErrors?: FieldErrors;
   values?: Record<string, string>;
+  /** Which page of the recent deliveries: after (`older`) or before (`newer`) one of them. */
+  deliveriesAt?: { older?: string; newer?: string };
 }
 
 export interface PageProps extends PageState {
@@ -50,9 +53,24 @@ export interface PageProps extends PageState {
   live: IntegrationView;
   sandbox?: IntegrationView;
   deliveries: WebhookDelivery[];
+  /** Whether older (newer) deliveries lie beyond this page. */
+  older: boolean;
+  newer: boolean;
   /** The latest key revocations of the audit trail: who revoked which key, when. */
   revokedKeys: AuditEvent[];
 }
+
+/**
+ * A `datetime-local` field's value ("2026-03-14T09:30") read as UTC, as RecoverInput's date-time needs
+ * a zone; anything else goes to the schema check as typed, to be refused in the API's words.
+ */
+export const sinceOf = (since: unknown) =>
+  typeof since === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since)
+    ? `${since.length === 16 ? `${since}:00` : since}Z`
+    : since;
+
+/** A query's value when it is one text. */
+export const textOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 export const base = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
 
@@ -113,40 +131,6 @@ export function KeysSection({ company, live, newKey, keyErrors, revokedKeys }: P
       {live.keys.length === 0 ? <p>No API keys.</p> : <KeyTable companyId={company.id} keys={live.keys} />}
       {revokedKeys.length > 0 && <RevokedKeys entries={revokedKeys} />}
     </section>
-  );
-}
-
-/** Revoked keys stay listed, from the audit trail: which, when, by whom. */
-function RevokedKeys({ entries }: { entries: AuditEvent[] }) {
-  return (
-    <TableScroll label="Revoked keys">
-      <table>
-        <caption>Revoked keys, latest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Prefix</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Revoked</th>
-            <th scope="col">By</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td>
-                <code>{entry.subject}…</code>
-              </td>
-              <td>{entry.details.mode}</td>
-              <td>
-                <Time at={entry.at} />
-                {entry.details.with ? ` (with ${entry.details.with})` : ''}
-              </td>
-              <td>{entry.actor.name}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableScroll>
   );
 }
 

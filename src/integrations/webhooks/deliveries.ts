@@ -4,6 +4,7 @@ import type { DeliveryAttempt, Notifier, WebhookMessage } from './notifier.js';
 import { SAMPLE_REPORT_ID } from '../../reports/index.js';
 import type { WebhookDelivery } from '../../api-types.js';
 import { isoTimestamp } from '../../db/iso-timestamp.js';
+import { isUuid } from '../../core/ids.js';
 
 /**
  * One attempt: the message sent, and what its row in the delivery log says of it (written before it is sent).
@@ -126,6 +127,13 @@ async function completeAttempt(db: Queryable, companyId: string, id: string, att
   );
 }
 
+/** An attempt as the delivery log shows it ($3: the sample report's id, a test delivery's). */
+const DELIVERY_COLUMNS = `id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test,
+            CASE WHEN report_id IS NULL THEN '' ELSE webhook_id END AS "eventId", attempt,
+            webhook_id AS "webhookId", url,
+            ${isoTimestamp('attempted_at')} AS "attemptedAt",
+            duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"`;
+
 /** The company's latest attempts, newest first; with a report, that report's only. */
 export async function listDeliveries(
   db: Queryable,
@@ -134,14 +142,39 @@ export async function listDeliveries(
   reportId?: string,
 ): Promise<WebhookDelivery[]> {
   const { rows } = await db.query<WebhookDelivery>(
-    `SELECT id, coalesce(report_id::text, $3) AS "reportId", report_id IS NULL AS test,
-            CASE WHEN report_id IS NULL THEN '' ELSE webhook_id END AS "eventId", attempt,
-            webhook_id AS "webhookId", url,
-            ${isoTimestamp('attempted_at')} AS "attemptedAt",
-            duration_ms AS "durationMs", http_status AS "httpStatus", error, response_excerpt AS "responseExcerpt"
+    `SELECT ${DELIVERY_COLUMNS}
        FROM webhook_deliveries WHERE company_id = $1 AND ($4::uuid IS NULL OR report_id = $4)
       ORDER BY attempted_at DESC, id DESC LIMIT $2`,
     [companyId, limit, SAMPLE_REPORT_ID, reportId ?? null],
   );
   return rows;
+}
+
+/**
+ * A page of the company's attempts, newest first: after one of them (`older`: the page below it) or before
+ * it (`newer`), and whether older and newer attempts lie beyond the page. A cursor that is no attempt of
+ * the company is the first page.
+ */
+export async function pageDeliveries(
+  db: Queryable,
+  companyId: string,
+  limit: number,
+  { older, newer }: { older?: string; newer?: string },
+): Promise<{ deliveries: WebhookDelivery[]; older: boolean; newer: boolean }> {
+  const cursor = [newer, older].find((id) => id !== undefined && isUuid(id));
+  const backwards = cursor !== undefined && cursor === newer;
+  const [beyond, order] = backwards ? ['>', 'ASC'] : ['<', 'DESC'];
+  const { rows } = await db.query<WebhookDelivery>(
+    `SELECT ${DELIVERY_COLUMNS}
+       FROM webhook_deliveries
+      WHERE company_id = $1
+        AND ($4::uuid IS NULL OR (attempted_at, id) ${beyond}
+             (SELECT attempted_at, id FROM webhook_deliveries WHERE company_id = $1 AND id = $4))
+      ORDER BY attempted_at ${order}, id ${order} LIMIT $2`,
+    [companyId, limit + 1, SAMPLE_REPORT_ID, cursor ?? null],
+  );
+  const page = rows.slice(0, limit);
+  const more = rows.length > limit;
+  if (backwards) return { deliveries: page.reverse(), older: true, newer: more };
+  return { deliveries: page, older: more, newer: cursor !== undefined };
 }
