@@ -180,7 +180,10 @@ describe('durable deliveries across service processes', function () {
   });
 
   it('shows a partner following the feed every event exactly once while two processes publish at once', async () => {
-    const [one, two] = [await start(), await start()];
+    // 120 publishes at once queue for each process's pool: the service's default wait for a connection,
+    // not the short one the crash tests use, so that a busy machine does not turn the queue into 503s.
+    const patient = { DATABASE_CONNECT_TIMEOUT_MS: '5000' };
+    const [one, two] = [await start(patient), await start(patient)];
     const company = await newCompany();
     const seen: string[] = [];
     let after: string | undefined;
