@@ -157,6 +157,7 @@ export type SettledAttempt = Settled & { disabled?: string };
 /**
  * Settles the event after an attempt whose log row is written, in the caller's transaction:
  * - only the attempt holding the event's lease settles it (one that outlived its lease is logged, no more);
+ *   a publish's first attempt holds its `sending` event so from the start, and its settle is what makes it pending or done;
  * - its integration revoked meanwhile: a 2xx is delivered, anything else cancelled;
  * - its address changed meanwhile: the outcome was the old address's, so the event is due again at once;
  * - then 2xx, 410, Retry-After, the schedule and the run of failures as above, an address disabled
@@ -180,7 +181,7 @@ export async function settleAttempt(
             i.id AS "integrationId", i.revoked_at IS NOT NULL AS revoked, i.webhook_generation AS generation,
             i.webhook_disabled_reason AS "disabledReason"
        FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
-      WHERE e.company_id = $1 AND e.id = $2 AND e.status = 'pending' FOR UPDATE OF e`,
+      WHERE e.company_id = $1 AND e.id = $2 AND e.status IN ('pending', 'sending') FOR UPDATE OF e`,
     [companyId, eventId],
   );
   const event = rows[0];

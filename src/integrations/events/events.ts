@@ -101,19 +101,6 @@ export async function recordSendingEvent(
   );
 }
 
-/**
- * The publish's attempt is over and the publish goes ahead: its event becomes pending, for its outcome to
- * settle it. False when another publish of the report has taken it over.
- */
-export async function eventSent(db: Queryable, companyId: string, id: string, lease: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_events SET status = 'pending', next_attempt_at = clock_timestamp()
-      WHERE company_id = $1 AND id = $2 AND status = 'sending' AND lease = $3`,
-    [companyId, id, lease],
-  );
-  return rowCount === 1;
-}
-
 /** The publish's attempt failed and nothing is published ("fail"): its event goes; a retry records it again. */
 export async function forgetSendingEvent(db: Queryable, companyId: string, id: string, lease: string): Promise<void> {
   await db.query(`DELETE FROM webhook_events WHERE company_id = $1 AND id = $2 AND status = 'sending' AND lease = $3`, [

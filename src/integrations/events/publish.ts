@@ -16,7 +16,7 @@ import {
 import { makeAttempt } from '../webhooks/deliveries.js';
 import { settleAttempt, type RetryPolicy } from './event-life.js';
 import { placeEvents } from './feed-positions.js';
-import { eventSent, forgetSendingEvent, recordSendingEvent } from './events.js';
+import { forgetSendingEvent, recordSendingEvent } from './events.js';
 import { failDisabledEvents } from './event-batches.js';
 import { publishForLater, publishIfNoAttempt } from './publish-without-attempt.js';
 import type { DeliveryAttempt, Notifier, WebhookMessage } from '../webhooks/notifier.js';
@@ -192,10 +192,11 @@ async function recordOutcome(
   // A report deleted meanwhile (its sandbox wiped) cannot be published, yet its webhook was due.
   const deleted = !(await markPublished(db, companyId, reportId, report.publishedUrl, claimed));
   if (deleted && (await findForCompany(db, companyId, reportId))) return false;
-  // The event is held by this attempt from the start, so only its outcome settles it.
+  // The event is held by this attempt from the start, so only its outcome settles it; another publish of
+  // the report that has taken the claim over holds it now.
   const eventId = message.webhookId;
-  if (!(await eventSent(db, companyId, eventId, lease))) throw claimTakenOver(reportId);
-  const settled = (await settleAttempt(db, companyId, eventId, { ...attempt, lease, generation }, policy))!;
+  const settled = await settleAttempt(db, companyId, eventId, { ...attempt, lease, generation }, policy);
+  if (!settled) throw claimTakenOver(reportId);
   const webhook: PublishResult['webhook'] =
     settled.status === 'delivered'
       ? { outcome: 'sent', eventId, deliveryId, status: attempt.httpStatus! }

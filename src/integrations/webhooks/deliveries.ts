@@ -109,21 +109,15 @@ async function startAttempt(db: Queryable, companyId: string, plan: AttemptPlan)
   }
 }
 
-/** Records what happened to an attempt. */
+/**
+ * Records what happened to an attempt. Its time stays the one written as it started (no indexed column
+ * changes), so the row is rewritten in place on its page (fillfactor, migration 31) without new index entries.
+ */
 async function completeAttempt(db: Queryable, companyId: string, id: string, attempt: DeliveryAttempt): Promise<void> {
   await db.query(
-    `UPDATE webhook_deliveries
-        SET attempted_at = $3, duration_ms = $4, http_status = $5, error = $6, response_excerpt = $7
+    `UPDATE webhook_deliveries SET duration_ms = $3, http_status = $4, error = $5, response_excerpt = $6
       WHERE company_id = $1 AND id = $2`,
-    [
-      companyId,
-      id,
-      attempt.attemptedAt,
-      attempt.durationMs,
-      attempt.httpStatus,
-      attempt.error,
-      attempt.responseExcerpt,
-    ],
+    [companyId, id, attempt.durationMs, attempt.httpStatus, attempt.error, attempt.responseExcerpt],
   );
 }
 
