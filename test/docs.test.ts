@@ -42,6 +42,21 @@ function linksOf(page: string): [string, string | undefined][] {
     });
 }
 
+/** A path from the repository's root that a page names, in prose or in a code block: `src/db/pool.ts`, `test/`. */
+const REPOSITORY_PATH = /(?<![\w./-])(?:src|test|scripts|docs|db|generated|released|patches)\/[\w./*-]*/g;
+
+/** Whether a named path is there: a file or folder, or for a pattern such as `src/*.ts` a file it matches. */
+function isThere(named: string): boolean {
+  if (!named.includes('*')) return existsSync(path.join(ROOT, named));
+  const folder = path.join(ROOT, path.posix.dirname(named));
+  const pattern = new RegExp(`^${path.posix.basename(named).replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`);
+  return existsSync(folder) && readdirSync(folder).some((name) => pattern.test(name));
+}
+
+/** The repository paths a text names that are not there (a sentence's full stop or comma is not the path's). */
+const missingPathsIn = (text: string) =>
+  [...text.matchAll(REPOSITORY_PATH)].map(([named]) => named.replace(/[.,]+$/, '')).filter((named) => !isThere(named));
+
 describe('README.md and docs/', () => {
   it(`keeps the README within ${README_MAX_LINES} lines`, () => {
     const lines = textOf('README.md').trimEnd().split('\n').length;
@@ -51,6 +66,16 @@ describe('README.md and docs/', () => {
   it('links from the README every page of docs/', () => {
     const linked = new Set(linksOf('README.md').map(([file]) => file));
     for (const page of pages.slice(1)) expect([...linked], `README.md links ${page}`).to.include(page);
+  });
+
+  it('tells a missing repository path from one that is there', () => {
+    expect(
+      missingPathsIn('src/core/errors.ts, `test/docs.test.ts`. src/*.ts and src/core/ src/nowhere.ts test/*.nope.ts'),
+    ).to.deep.equal(['src/nowhere.ts', 'test/*.nope.ts']);
+  });
+
+  it('names only repository paths that exist', () => {
+    expect(pages.flatMap((page) => missingPathsIn(textOf(page)).map((named) => `${page}: ${named}`))).to.deep.equal([]);
   });
 
   it('links only to files and headings that exist', () => {
