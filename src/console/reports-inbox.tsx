@@ -2,7 +2,7 @@ import type { Company, Report, User } from '../api-types.js';
 import { listUsers } from '../companies/index.js';
 import { badRequest } from '../core/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
-import { decodeCursor, encodeCursor, listForCompany, type ListCursor } from '../reports/index.js';
+import { cameThroughApi, decodeCursor, encodeCursor, listForCompany, type ListCursor } from '../reports/index.js';
 import { companyOf } from './company-param.js';
 import { mayUse, type PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
@@ -22,7 +22,7 @@ export function bounded(text: string): string {
 }
 
 /** openapi.yaml's rule (listApplicationReports): a report from the partner API, still new. */
-export const isNewFromRestApi = (report: Report) => report.status === 'new' && report.fromRestService.trim() !== '';
+export const isNewFromRestApi = (report: Report) => report.status === 'new' && cameThroughApi(report);
 
 export const STATUS_LABELS: Record<Report['status'], string> = {
   new: 'New',

@@ -62,6 +62,13 @@ export interface Field<V> {
 const sent = (value: unknown): boolean => value !== undefined;
 const always = (): boolean => true;
 const DEFAULT_FROM_REST_SERVICE = 'REST API';
+
+/**
+ * Whether a report came through the API: its fromRestService is '' exactly when it was made in the
+ * application, since every API write stores the service's name, trimmed, or DEFAULT_FROM_REST_SERVICE.
+ */
+export const cameThroughApi = (report: Pick<Report, 'fromRestService'>): boolean => report.fromRestService !== '';
+
 const json = (column: string) => `json_bytes(${column})`;
 
 /** A field kept as one text column, shown as it is. */

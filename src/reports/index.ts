@@ -6,6 +6,7 @@ export { findForCompany, listForCompany } from './read.js';
 export { decodeCursor, encodeCursor, type ListCursor } from './cursor.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
 export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';
+export { cameThroughApi } from './fields.js';
 export { ReportWriter } from './write.js';
 export { wipeSandbox } from './sandbox.js';
 export { sweepEvery } from './sweeps.js';

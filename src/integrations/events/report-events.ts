@@ -1,6 +1,6 @@
 import type { EventType, Report } from '../../api-types.js';
 import type { Queryable } from '../../db/pool.js';
-import type { PublishState } from '../../reports/index.js';
+import { cameThroughApi, type PublishState } from '../../reports/index.js';
 import { recordEvent } from './events.js';
 import { integrationWebhook, type IntegrationWebhook } from '../webhooks/settings.js';
 import { newWebhookId } from '../webhooks/signing.js';
@@ -18,7 +18,7 @@ export type NoEvent = 'created_in_application' | 'integration_revoked' | 'not_su
 
 /** openapi.yaml's rule (Event): an event is due only for an API report of a live integration that receives its type. */
 export function whyNoEvent(source: EventSource, webhook: IntegrationWebhook, type: EventType): NoEvent | undefined {
-  if (source.integrationId === null || source.fromRestService === '') return 'created_in_application';
+  if (source.integrationId === null || !cameThroughApi(source)) return 'created_in_application';
   if (webhook.integrationRevoked) return 'integration_revoked';
   if (!webhook.eventTypes.includes(type)) return 'not_subscribed';
   return undefined;
