@@ -1833,7 +1833,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "error": "the company has no webhook address: set one first"
+                 *       "error": "no webhook address is set for the company: set one first"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorResponse"];
@@ -1849,7 +1849,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "error": "the sandbox has no webhook address: set one first"
+                 *       "error": "no webhook address is set for the sandbox: set one first"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorResponse"];

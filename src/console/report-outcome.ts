@@ -1,4 +1,5 @@
 import type { PublishResult } from '../api-types.js';
+import { NO_WEBHOOK_ADDRESS } from '../integrations/index.js';
 import { utcText } from './time.js';
 
 type NotSentReason = Extract<PublishResult['webhook'], { outcome: 'not_sent' }>['reason'];
@@ -8,7 +9,7 @@ const NOT_SENT: Record<NotSentReason, string> = {
   not_requested: 'the integration was not notified',
   created_in_application: 'the report was created in the application, so no webhook is due',
   integration_revoked: 'the integration that created it is revoked, so no webhook is due',
-  no_webhook_address: 'the company has no webhook address, so no webhook was sent',
+  no_webhook_address: `${NO_WEBHOOK_ADDRESS}, so no webhook was sent`,
   not_subscribed: 'the integration does not receive report.published, so no webhook was sent',
 };
 

@@ -30,3 +30,4 @@ export { requireApiKey } from './keys/require-key.js';
 export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
 export { sandboxRouter } from './sandbox-routes.js';
 export { noWebhookAddress, sendTestDelivery } from './webhooks/test-delivery.js';
+export { NO_WEBHOOK_ADDRESS } from './webhooks/settings.js';

@@ -10,7 +10,7 @@ import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.
 import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
 import { DEFAULT_EVENT_TYPES } from './webhooks/event-types.js';
 import { keyNotFound } from './integration-error-wording.js';
-import { findWebhookTarget, rotateSecret, setWebhook } from './webhooks/settings.js';
+import { findWebhookTarget, NO_WEBHOOK_ADDRESS, rotateSecret, setWebhook } from './webhooks/settings.js';
 import { newWebhookSecret } from './webhooks/signing.js';
 import { noWebhookAddress } from './webhooks/test-delivery.js';
 
@@ -108,7 +108,7 @@ async function refuseWithoutAddress(db: Queryable, companyId: string, then: stri
   throw conflict(
     target?.disabledReason
       ? `the webhook address is disabled (${target.disabledReason}): set it again, then ${then}`
-      : `no webhook address is set: set one, then ${then}`,
+      : `${NO_WEBHOOK_ADDRESS}: set one, then ${then}`,
   );
 }
 

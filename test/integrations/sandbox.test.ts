@@ -84,7 +84,7 @@ describe('the sandbox: test keys and their world', () => {
     const company = await withSandbox();
     for (const path of ['sandbox/webhook/test', 'sandbox/webhook/secret']) {
       const res = await api().post(`/internal/companies/${company.companyId}/${path}`).set(auth).send({}).expect(409);
-      expect(res.body.error).to.equal('the sandbox has no webhook address: set one first');
+      expect(res.body.error).to.equal('no webhook address is set for the sandbox: set one first');
     }
   });
 

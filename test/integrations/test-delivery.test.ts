@@ -88,7 +88,7 @@ describe('test deliveries (POST /internal/companies/{companyId}/webhook/test)', 
   });
 
   it('answers 409 when the company has no webhook address: none set, a key only, or after a revocation', async () => {
-    const error = { error: 'the company has no webhook address: set one first' };
+    const error = { error: 'no webhook address is set for the company: set one first' };
     const withoutIntegration = await api().post('/internal/companies').set(auth).send({ name: 'No hook' }).expect(201);
     await sendTest(withoutIntegration.body.id).send({}).expect(409, error);
     const keyOnly = await newCompany();

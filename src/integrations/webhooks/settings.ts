@@ -3,6 +3,9 @@ import { isoTimestamp } from '../../db/iso-timestamp.js';
 import type { EventType, SecretRotation, WebhookSettings } from '../../api-types.js';
 import { DEFAULT_EVENT_TYPES } from './event-types.js';
 
+/** Why nothing can be sent, in every refusal and outcome that says so: the API's, an event's, the console's. */
+export const NO_WEBHOOK_ADDRESS = 'no webhook address is set';
+
 /**
  * SQL of the secrets a delivery of integration `alias` signs with, newest first: the current one,
  * and the previous one until its overlap ends. The database clock decides (now()), so every server
@@ -148,8 +151,7 @@ export async function eventTarget(db: Queryable, companyId: string, integrationI
   );
   const target = rows[0];
   if (!target || target.revoked) return { refused: 'revoked', reason: 'the REST API integration was revoked' };
-  if (target.url === null || target.secrets.length === 0)
-    return { refused: 'no_address', reason: 'no webhook address is set' };
+  if (target.url === null || target.secrets.length === 0) return { refused: 'no_address', reason: NO_WEBHOOK_ADDRESS };
   if (target.disabledReason !== '') return { refused: 'disabled', reason: target.disabledReason };
   return { url: target.url, secrets: target.secrets, generation: target.generation };
 }
