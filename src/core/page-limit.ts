@@ -3,6 +3,9 @@ import { badRequest } from './errors.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 
+/** What a `limit` must be, after its name: the validator's refusals and pageLimit's say the same. */
+export const PAGE_LIMIT_WORDING = 'must be an integer from 1 to 100';
+
 /**
  * The `limit` query parameter of a list (an integer from 1 to 100, default 20). The validator has
  * checked the range of its number, but it coerces "1e1" or "5.0" to one; the contract says an
@@ -10,6 +13,6 @@ export const DEFAULT_PAGE_LIMIT = 20;
  */
 export function pageLimit(req: Request): number {
   const raw = new URLSearchParams(req.originalUrl.split('?')[1] ?? '').get('limit');
-  if (raw !== null && !/^\d+$/.test(raw)) throw badRequest('limit must be an integer from 1 to 100');
+  if (raw !== null && !/^\d+$/.test(raw)) throw badRequest(`limit ${PAGE_LIMIT_WORDING}`);
   return (req.query as { limit?: number }).limit ?? DEFAULT_PAGE_LIMIT;
 }

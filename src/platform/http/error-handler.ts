@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { databaseRefusal } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
 import { requestLog } from '../observability/request-log.js';
-import { NOT_JSON_TYPE } from './json-body.js';
+import { NOT_JSON, NOT_JSON_TYPE, UNSUPPORTED_CHARSET } from './json-body.js';
 import { rawPathParams, routeTemplate } from './route-template.js';
 import { describeValidationErrors, type ValidatorItem } from './validation-messages.js';
 
@@ -16,13 +16,13 @@ function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unk
   }
   switch (err.type) {
     case 'entity.parse.failed':
-      return badRequest('the body is not valid JSON');
+      return badRequest(NOT_JSON);
     case 'entity.too.large':
       return refuse.bodyTooLarge();
     case 'encoding.unsupported':
       return refuse.unsupportedMediaType('unsupported Content-Encoding: send gzip, deflate, br or none');
     case 'charset.unsupported':
-      return refuse.unsupportedMediaType('unsupported body encoding: send UTF-8 JSON');
+      return refuse.unsupportedMediaType(UNSUPPORTED_CHARSET);
     case 'request.aborted':
       return badRequest('the request body was not received in full');
     default:
@@ -52,6 +52,9 @@ function undecodableIdNotFound(path: string, wording: ErrorWording): HttpError |
   }
   return undefined;
 }
+
+/** The 404 of a path no operation has, whether the validator or the last route finds it. */
+const noRoute = (req: { method: string; path: string }) => notFound(`no route ${req.method} ${quoted(req.path)}`);
 
 /** Every GET path answers HEAD too (see headAsGet), which the validator's Allow leaves out. */
 function withHead(headers: Record<string, string>): Record<string, string> {
@@ -85,7 +88,7 @@ export function toHttpError(
           badRequest(describeValidationErrors(e.errors, wording.fields))
         );
       case 404:
-        return notFound(req ? `no route ${req.method} ${quoted(req.path)}` : 'not found');
+        return req ? noRoute(req) : notFound('not found');
       case 405:
         return refuse.methodNotAllowed(
           req ? `method ${req.method} is not allowed on ${quoted(req.path)}` : 'method not allowed',
@@ -161,5 +164,5 @@ export function errorHandler(logger: Logger, wording: ErrorWording): [ErrorReque
 }
 
 export const unknownRoute: RequestHandler = (req) => {
-  throw notFound(`no route ${req.method} ${quoted(req.path)}`);
+  throw noRoute(req);
 };

@@ -53,7 +53,8 @@ export function nestsDeeperThan(json: Uint8Array, max: number): boolean {
   return false;
 }
 
-const UNSUPPORTED_CHARSET = 'unsupported body encoding: send UTF-8 JSON';
+/** The refusal of a body in another charset than UTF-8, here and for body-parser's own (error-handler.ts). */
+export const UNSUPPORTED_CHARSET = 'unsupported body encoding: send UTF-8 JSON';
 
 /** body-parser's verify hook: runs on the raw (inflated) bytes, after the size limit and before parsing. */
 function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer): void {
@@ -100,7 +101,8 @@ export function parseJsonBody(bytes: Buffer): unknown {
   }
 }
 
-const NOT_JSON = 'the body is not valid JSON';
+/** The refusal of a body that does not parse, here and for body-parser's own (error-handler.ts). */
+export const NOT_JSON = 'the body is not valid JSON';
 
 /** No operation of openapi.yaml with these methods takes a body: one sent along is never read. */
 export const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);

@@ -1,4 +1,5 @@
 import type { FieldWording } from '../../core/error-wording-types.js';
+import { PAGE_LIMIT_WORDING } from '../../core/page-limit.js';
 import { quoted } from '../../core/quoted.js';
 
 /**
@@ -15,11 +16,7 @@ export interface ValidatorItem {
 
 /** The one field of every list (core/page-limit.ts), worded the same everywhere. */
 const LIMIT_WORDING: FieldWording = {
-  limit: {
-    type: 'must be an integer from 1 to 100',
-    minimum: 'must be an integer from 1 to 100',
-    maximum: 'must be an integer from 1 to 100',
-  },
+  limit: { type: PAGE_LIMIT_WORDING, minimum: PAGE_LIMIT_WORDING, maximum: PAGE_LIMIT_WORDING },
 };
 
 /** "/body/clientEmails/1" → { name: "clientEmails", label: "clientEmails[1]" } */
