@@ -2,7 +2,7 @@ import type { Company, Report, User } from '../api-types.js';
 import { listUsers } from '../companies/index.js';
 import { badRequest } from '../core/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
-import { cameThroughApi, decodeCursor, encodeCursor, listForCompany, type ListCursor } from '../reports/index.js';
+import { cameThroughApi, cursorParam, encodeCursor, listForCompany, type ListCursor } from '../reports/index.js';
 import { companyOf } from './company-param.js';
 import { mayUse, type PageRouter } from './access.js';
 import type { PageDeps } from './deps.js';
@@ -196,11 +196,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 /** The position a cursor names (after or before, not both), or the 400 page. */
 function positionOf(after?: string, before?: string): { after?: ListCursor; before?: ListCursor } {
   if (after !== undefined && before !== undefined) throw badRequest('give after or before, not both');
-  const text = after ?? before;
-  if (text === undefined) return {};
-  const cursor = decodeCursor(text);
-  if (!cursor) throw badRequest(`${after !== undefined ? 'after' : 'before'} is not a valid cursor`);
-  return after !== undefined ? { after: cursor } : { before: cursor };
+  return { after: cursorParam('after', after), before: cursorParam('before', before) };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Router, type Response } from 'express';
 import type { ListApplicationReportsQuery, Report, ReportInput } from '../api-types.js';
 import { COMPANY, requireCompany } from '../companies/index.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { notFound } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { cursorParam, encodeCursor } from './cursor.js';
 import { findForCompany, listForCompany } from './read.js';
 import { reportNotFound } from './report-error-wording.js';
 import type { ReportWriter } from './write.js';
@@ -23,8 +23,7 @@ export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router
     const companyId = req.params.companyId!;
     const { after: cursor, status } = req.query as ListApplicationReportsQuery;
     const limit = pageLimit(req);
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (cursor !== undefined && !after) throw badRequest('after is not a valid cursor');
+    const after = cursorParam('after', cursor);
     const page = await listForCompany(db, companyId, { limit, after, status });
     if (page.next) {
       const next = new URLSearchParams({ limit: String(limit), after: encodeCursor(page.next) });

@@ -1,3 +1,4 @@
+import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 
 /** Position of a report in the list order: (inspectionDate, createdAt, id), all descending. */
@@ -56,4 +57,12 @@ export function decodeCursor(text: string): ListCursor | undefined {
   const cursor = { date, createdAt, id };
   // Base64 decoding skips characters outside its alphabet: only the exact text written is a cursor.
   return encodeCursor(cursor) === text ? cursor : undefined;
+}
+
+/** The position a list's `after` (or `before`) parameter names: none without it, a 400 when it is no cursor. */
+export function cursorParam(name: 'after' | 'before', text: string | undefined): ListCursor | undefined {
+  if (text === undefined) return undefined;
+  const cursor = decodeCursor(text);
+  if (!cursor) throw refuse.badRequest(`${name} is not a valid cursor`);
+  return cursor;
 }

@@ -3,7 +3,7 @@ export { applicationReportsRouter } from './application-routes.js';
 export { databaseReports, ReportCache, type ReportReads } from './cache.js';
 export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';
 export { findForCompany, listForCompany } from './read.js';
-export { decodeCursor, encodeCursor, type ListCursor } from './cursor.js';
+export { cursorParam, encodeCursor, type ListCursor } from './cursor.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
 export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';
 export { cameThroughApi } from './fields.js';

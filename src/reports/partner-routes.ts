@@ -1,12 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { notFound } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './report-error-wording.js';
 import type { Origin } from './fields.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { cursorParam, encodeCursor } from './cursor.js';
 import type { ReportWriter } from './write.js';
 import type { ReportReads } from './cache.js';
 import { pageLimit } from '../core/page-limit.js';
@@ -40,8 +40,7 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
   router.get('/reports', async (req, res: Response<Report[]>) => {
     const query = req.query as ListReportsQuery;
     const limit = pageLimit(req);
-    const after = query.after === undefined ? undefined : decodeCursor(query.after);
-    if (query.after !== undefined && !after) throw badRequest('after is not a valid cursor');
+    const after = cursorParam('after', query.after);
     const page = await reads.list(
       keyPrincipal(req).companyId,
       { limit, after, restId: query.restId },
