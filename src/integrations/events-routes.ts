@@ -8,7 +8,8 @@ import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
 import { byKey, byOperator, type Doer } from '../audit/index.js';
 import { findEvent, listEvents } from './events/events.js';
-import { eventNotFound, recoverFailedEvents, redeliverCompanyEvent } from './integration-actions.js';
+import { recoverFailedEvents, redeliverCompanyEvent } from './integration-actions.js';
+import { eventNotFound } from './integration-error-wording.js';
 
 /**
  * The events feed and redelivery: the partner's (`/events`, the key's company and world) and the

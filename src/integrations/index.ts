@@ -27,7 +27,7 @@ export { sweepOldEvents } from './events/event-batches.js';
 export { placeEvents } from './events/feed-positions.js';
 export { eventsRouter } from './events-routes.js';
 export { requireApiKey } from './keys/require-key.js';
-export { INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
+export { eventNotFound, INTEGRATION_FIELD_WORDING, keyNotFound } from './integration-error-wording.js';
 export { sandboxRouter } from './sandbox-routes.js';
 export { noWebhookAddress, sendTestDelivery } from './webhooks/test-delivery.js';
 export { NO_WEBHOOK_ADDRESS } from './webhooks/settings.js';

@@ -1,6 +1,5 @@
 import type { CreatedKey, Event, EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
 import { conflict, notFound } from '../core/errors.js';
-import { quoted } from '../core/quoted.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import { existingSandbox } from '../companies/index.js';
@@ -9,7 +8,7 @@ import { createKey, listKeys, revokeKey, type KeyMode } from './keys/api-keys.js
 import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.js';
 import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
 import { DEFAULT_EVENT_TYPES } from './webhooks/event-types.js';
-import { keyNotFound } from './integration-error-wording.js';
+import { eventNotFound, keyNotFound } from './integration-error-wording.js';
 import { findWebhookTarget, NO_WEBHOOK_ADDRESS, rotateSecret, setWebhook } from './webhooks/settings.js';
 import { newWebhookSecret } from './webhooks/signing.js';
 import { noWebhookAddress } from './webhooks/test-delivery.js';
@@ -98,8 +97,6 @@ export const revealWebhookSecret = (pool: Pool, ownerId: string, by: Doer): Prom
     async (db) => (await readIntegration(db, ownerId)).secret,
     () => ({ action: 'webhook.secret_revealed', details: { world: worldOf(ownerId, by) } }),
   );
-
-export const eventNotFound = (id: string) => `event ${quoted(id)} not found`;
 
 /** 409 while the company's events have nowhere to go: no address, or it is disabled. */
 async function refuseWithoutAddress(db: Queryable, companyId: string, then: string): Promise<void> {

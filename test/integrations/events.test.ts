@@ -171,7 +171,7 @@ describe('durable deliveries: events, the feed and redelivery', () => {
       expect((await feedOf(company.key, 1)).map((e) => e.id)).to.deep.equal([ids[1]]);
     });
 
-    it("answers 404 alike for another company's event, the other world's, or an unknown id", async () => {
+    it("answers 404 alike for another company's event, the other world's, an unknown id or one that does not percent-decode", async () => {
       const company = await companyWithWebhook(suite.receiver);
       const [id] = await publishedEvents(company, 1);
       await api().get(`/events/${id}`).set('X-API-KEY', company.key).expect(200);
@@ -186,6 +186,14 @@ describe('durable deliveries: events, the feed and redelivery', () => {
       }
       expect((await api().get('/events').set('X-API-KEY', testKey).expect(200)).body).to.deep.equal([]);
       await api().get('/events/msg_unknown').set('X-API-KEY', company.key).expect(404);
+      await api()
+        .get('/events/%E0%A4%A')
+        .set('X-API-KEY', company.key)
+        .expect(404, { error: 'event %E0%A4%A not found' });
+      await api()
+        .post('/events/%E0%A4%A/redeliver')
+        .set('X-API-KEY', company.key)
+        .expect(404, { error: 'event %E0%A4%A not found' });
     });
 
     it("lists the company's live events in the application as the partner's feed does", async () => {
