@@ -1,6 +1,6 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { withAudit, type Doer } from '../audit/index.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import { checkPassword, hashPassword, passwordMatches } from './passwords.js';
@@ -11,7 +11,7 @@ export type Role = (typeof ROLES)[number];
 
 /** Refuses (400) a role that is none of ROLES. */
 export function checkRole(role: unknown): asserts role is Role {
-  if (!ROLES.includes(role as Role)) throw badRequest(`role must be one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(role as Role)) throw refuse.badRequest(`role must be one of ${ROLES.join(', ')}`);
 }
 
 /** A user of the company and their console role (null: no console account). */
@@ -30,7 +30,7 @@ export interface Account {
   epoch: number;
 }
 
-const noAccount = (userId: string) => notFound(`user ${quoted(userId)} has no console account`);
+const noAccount = (userId: string) => refuse.notFound(`user ${quoted(userId)} has no console account`);
 
 /** The company's users by name, each with their role, at most `limit`. */
 export async function listPeople(db: Queryable, companyId: string, limit: number): Promise<Person[]> {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import type { Company, User } from '../api-types.js';
-import { conflict } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 
 export async function createCompany(db: Queryable, name: string): Promise<Company> {
@@ -27,7 +27,7 @@ export async function addUser(
 /** Adds an inspector as the application's API and console do: a second user with the e-mail is a 409. */
 export async function addInspector(db: Queryable, companyId: string, name: string, email: string): Promise<User> {
   const user = await addUser(db, companyId, name, email);
-  if (!user) throw conflict(`the company already has a user with e-mail ${quoted(email)}`);
+  if (!user) throw refuse.conflict(`the company already has a user with e-mail ${quoted(email)}`);
   return user;
 }
 

@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
 import { withAudit, type Doer } from '../audit/index.js';
-import { conflict, notFound, refuse } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import { sha256 } from '../core/sha256.js';
@@ -65,7 +65,7 @@ async function insertInvitation(db: Queryable, companyId: string, email: string,
      SELECT ${COLUMNS} FROM i`,
     [companyId, email, role, sha256(token), INVITATION_HOURS],
   );
-  if (!rows[0]) throw conflict(`${quoted(email)} already has a console account in this company`);
+  if (!rows[0]) throw refuse.conflict(`${quoted(email)} already has a console account in this company`);
   return rows[0];
 }
 
@@ -93,7 +93,7 @@ export async function revokeInvitation(pool: Pool, companyId: string, id: string
           RETURNING email, role`,
         [companyId, isUuid(id) ? id : null],
       );
-      if (!rows[0]) throw notFound(`invitation ${quoted(id)} not found, or no longer usable`);
+      if (!rows[0]) throw refuse.notFound(`invitation ${quoted(id)} not found, or no longer usable`);
       return rows[0];
     },
     ({ email, role }) => ({ action: 'user.invitation_revoked', subject: email, details: { role } }),
@@ -115,7 +115,7 @@ async function findInvitation(db: Queryable, token: string, lock = ''): Promise<
 
 /** The invitation if it can be used; refused otherwise: 404 unknown, 410 used, revoked or expired. */
 function usable(invitation: InvitationView | undefined): InvitationView {
-  if (!invitation) throw notFound('there is no such invitation: check the link, or ask for a new one');
+  if (!invitation) throw refuse.notFound('there is no such invitation: check the link, or ask for a new one');
   if (invitation.state === 'usable') return invitation;
   const what = invitation.state === 'expired' ? 'not used in time' : invitation.state;
   throw refuse.gone(`this invitation was ${what}: ask for a new one`);
@@ -145,7 +145,7 @@ export async function acceptInvitation(
        RETURNING company_id AS "companyId", user_id AS "userId", role, sessions_epoch AS epoch`,
       [companyId, email, role, passwordHash],
     );
-    if (!rows[0]) throw conflict(`${quoted(email)} already has a console account`);
+    if (!rows[0]) throw refuse.conflict(`${quoted(email)} already has a console account`);
     await db.query('UPDATE user_invitations SET used_at = clock_timestamp() WHERE company_id = $1 AND id = $2', [
       companyId,
       invitation.id,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { badRequest } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 
 /**
  * NIST SP 800-63B's rules for a password a person chooses: at least 12 characters (code points), refused
@@ -25,10 +25,10 @@ const normal = (password: string) => password.normalize('NFKC');
 /** Refuses (400, at `password`) a password the rules above do not allow. */
 export function checkPassword(password: string): void {
   const length = [...normal(password)].length;
-  if (length < PASSWORD_MIN) throw badRequest(`password must be at least ${PASSWORD_MIN} characters`);
-  if (length > PASSWORD_MAX) throw badRequest(`password must be at most ${PASSWORD_MAX} characters`);
+  if (length < PASSWORD_MIN) throw refuse.badRequest(`password must be at least ${PASSWORD_MIN} characters`);
+  if (length > PASSWORD_MAX) throw refuse.badRequest(`password must be at most ${PASSWORD_MAX} characters`);
   if (COMMON.has(normal(password).toLowerCase()))
-    throw badRequest('password is a well-known common password: choose another');
+    throw refuse.badRequest('password is a well-known common password: choose another');
 }
 
 export const hashPassword = (password: string): Promise<string> => hash(normal(password), ARGON2ID);

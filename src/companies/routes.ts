@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import type { Company, CompanyInput, User, UserInput } from '../api-types.js';
-import { notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { Pool } from '../db/pool.js';
 import { addInspector, companyExists, createCompany } from './companies.js';
@@ -15,7 +15,7 @@ export const COMPANY = '/internal/companies/:companyId';
  */
 export function requireCompany(db: Pool): Parameters<Router['param']>[1] {
   return async (_req, _res, next, companyId: string) => {
-    if (!isUuid(companyId) || !(await companyExists(db, companyId))) throw notFound(companyNotFound(companyId));
+    if (!isUuid(companyId) || !(await companyExists(db, companyId))) throw refuse.notFound(companyNotFound(companyId));
     next();
   };
 }

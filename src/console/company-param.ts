@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Doer } from '../audit/index.js';
 import type { Company } from '../api-types.js';
-import { notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import type { Pool } from '../db/pool.js';
 import { companyNotFound, findCompany } from '../companies/index.js';
 import { principalOf } from './access.js';
@@ -31,7 +31,7 @@ export function companyParam(db: Pool): Parameters<Router['param']>[1] {
     const principal = principalOf(res.locals);
     const theirs = principal.role === 'operator' || principal.companyId === companyId;
     const company = theirs ? await findCompany(db, companyId) : undefined;
-    if (!company) throw notFound(companyNotFound(companyId));
+    if (!company) throw refuse.notFound(companyNotFound(companyId));
     res.locals.company = company;
     next();
   };

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { HttpError, notFound } from '../core/errors.js';
+import { HttpError, refuse } from '../core/errors.js';
 import { databaseRefusal } from '../db/unavailable.js';
 import type { Logger } from '../platform/observability/logger.js';
 import { requestLog } from '../platform/observability/request-log.js';
@@ -30,7 +30,7 @@ function ErrorPage({ status, message }: { status: number; message: string }) {
 }
 
 export const notFoundPage: RequestHandler = () => {
-  throw notFound('there is no such page');
+  throw refuse.notFound('there is no such page');
 };
 
 /** A refusal meant for the person (an HttpError below 500); anything else is a failure of ours. */

@@ -10,7 +10,7 @@ import {
   type Account,
   type InvitationView,
 } from '../companies/index.js';
-import { badRequest } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { homeOf } from './access.js';
 import type { PageDeps } from './deps.js';
 import { Field, FormError } from './form.js';
@@ -83,7 +83,7 @@ export function invitationRoutes(router: Router, { db, forms }: Pick<PageDeps, '
       'UserInput',
       input,
       async ({ name }) => {
-        if (typeof password !== 'string') throw badRequest('password is required');
+        if (typeof password !== 'string') throw refuse.badRequest('password is required');
         checkPassword(password);
         // Hashed before the transaction: no connection is held while argon2 works.
         return acceptInvitation(db, token, { name, passwordHash: await hashPassword(password) });

@@ -1,5 +1,5 @@
 import type { Company, PublishInput, PublishResult, Report } from '../api-types.js';
-import { badRequest, HttpError, isRefusal, notFound } from '../core/errors.js';
+import { HttpError, isRefusal, refuse } from '../core/errors.js';
 import { listDeliveries, notificationApplies, publishReport, startReport } from '../integrations/index.js';
 import { findForCompany, reportNotFound, type PublishPrecondition } from '../reports/index.js';
 import { companyOf, doerOf } from './company-param.js';
@@ -26,7 +26,7 @@ const notificationFailed = (err: unknown): err is HttpError =>
 /** What the form says the report was when its page was shown (publishedAt: see publishedAtOf). */
 function shownState(body: unknown): { publishedAt: string } {
   const { publishedAt } = (body ?? {}) as { publishedAt?: unknown };
-  if (typeof publishedAt !== 'string') throw badRequest('the form is out of date: open the report again');
+  if (typeof publishedAt !== 'string') throw refuse.badRequest('the form is out of date: open the report again');
   return { publishedAt };
 }
 
@@ -92,7 +92,7 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
     } else if (typeof answer === 'string' && Object.hasOwn(ANSWERS, answer)) {
       input = { publishedUrl, ...ANSWERS[answer] };
     } else {
-      throw badRequest('answer must be one of notify, skip, background');
+      throw refuse.badRequest('answer must be one of notify, skip, background');
     }
 
     // The report's newest attempt before this publish: a newer one after a failure is the one it made.
@@ -119,7 +119,7 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
 /** The company's report, or the 404 page (another company's report is unknown here). */
 async function reportOf({ db }: PageDeps, company: Company, reportId: string): Promise<Report> {
   const report = await findForCompany(db, company.id, reportId);
-  if (!report) throw notFound(reportNotFound(reportId));
+  if (!report) throw refuse.notFound(reportNotFound(reportId));
   return report;
 }
 
@@ -142,7 +142,7 @@ function publish(
     async (checked) => {
       try {
         const published = await publishReport(db, publishing, company.id, report.id, checked, by, shown);
-        if (!published) throw notFound(reportNotFound(report.id));
+        if (!published) throw refuse.notFound(reportNotFound(report.id));
         return published;
       } catch (err) {
         if (notificationFailed(err)) return { failed: err };

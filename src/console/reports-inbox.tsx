@@ -1,6 +1,6 @@
 import type { Company, Report, User } from '../api-types.js';
 import { listUsers } from '../companies/index.js';
-import { badRequest } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
 import { cameThroughApi, cursorParam, encodeCursor, listForCompany, type ListCursor } from '../reports/index.js';
 import { companyOf } from './company-param.js';
@@ -189,13 +189,13 @@ function InboxPage({ company, inspectors, filters, reports, next, previous }: In
 /** A query's value as one text, or undefined when absent or empty; a repeated one is refused. */
 function single(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
-  if (value !== undefined && typeof value !== 'string') throw badRequest(`${name} must be given once`);
+  if (value !== undefined && typeof value !== 'string') throw refuse.badRequest(`${name} must be given once`);
   return value === '' ? undefined : value;
 }
 
 /** The position a cursor names (after or before, not both), or the 400 page. */
 function positionOf(after?: string, before?: string): { after?: ListCursor; before?: ListCursor } {
-  if (after !== undefined && before !== undefined) throw badRequest('give after or before, not both');
+  if (after !== undefined && before !== undefined) throw refuse.badRequest('give after or before, not both');
   return { after: cursorParam('after', after), before: cursorParam('before', before) };
 }
 
@@ -209,7 +209,7 @@ export function reportsInbox(router: PageRouter, { db }: PageDeps): void {
     const query = req.query as Record<string, unknown>;
     const status = single(query, 'status');
     if (status !== undefined && !Object.hasOwn(STATUS_LABELS, status))
-      throw badRequest(`status must be one of ${Object.keys(STATUS_LABELS).join(', ')}`);
+      throw refuse.badRequest(`status must be one of ${Object.keys(STATUS_LABELS).join(', ')}`);
     const inspector = single(query, 'inspector');
     const filters = { status: status as Report['status'] | undefined, inspector };
     const position = positionOf(single(query, 'after'), single(query, 'before'));

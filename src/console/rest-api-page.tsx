@@ -8,7 +8,7 @@ import type {
   WebhookInput,
 } from '../api-types.js';
 import { existingSandbox, sandboxOf } from '../companies/index.js';
-import { HttpError, notFound } from '../core/errors.js';
+import { HttpError, refuse } from '../core/errors.js';
 import {
   generateKey,
   listDeliveries,
@@ -113,7 +113,7 @@ function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): voi
   /** The company's key of the path, or the 404 page. */
   const keyOf = async (companyId: string, keyId: string) => {
     const key = (await readIntegration(db, companyId)).keys.find((k) => k.id === keyId);
-    if (!key) throw notFound(keyNotFound(keyId));
+    if (!key) throw refuse.notFound(keyNotFound(keyId));
     return key;
   };
 

@@ -108,11 +108,6 @@ export const refuse = {
   databaseReadOnly: () => new HttpError('UNAVAILABLE', 503, 'database is read-only', retryAfter(RETRY_AFTER_SECONDS)),
 } as const;
 
-export const badRequest = refuse.badRequest;
-export const notFound = refuse.notFound;
-export const conflict = refuse.conflict;
-export const unavailable = refuse.unavailable;
-
 /** Whether err is a refusal of this kind. */
 export const isRefusal = (err: unknown, code: ErrorCode): err is HttpError =>
   err instanceof HttpError && err.code === code;

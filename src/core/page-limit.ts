@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest } from './errors.js';
+import { refuse } from './errors.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 
@@ -13,6 +13,6 @@ export const PAGE_LIMIT_WORDING = 'must be an integer from 1 to 100';
  */
 export function pageLimit(req: Request): number {
   const raw = new URLSearchParams(req.originalUrl.split('?')[1] ?? '').get('limit');
-  if (raw !== null && !/^\d+$/.test(raw)) throw badRequest(`limit ${PAGE_LIMIT_WORDING}`);
+  if (raw !== null && !/^\d+$/.test(raw)) throw refuse.badRequest(`limit ${PAGE_LIMIT_WORDING}`);
   return (req.query as { limit?: number }).limit ?? DEFAULT_PAGE_LIMIT;
 }

@@ -15,7 +15,7 @@ import type {
 } from '../api-types.js';
 import { COMPANY, requireCompany, sandboxOf } from '../companies/index.js';
 import { reportNotFound } from '../reports/index.js';
-import { notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
 import { listKeys } from './keys/api-keys.js';
@@ -115,7 +115,7 @@ function reportRoutes(router: Router, db: Pool, delivery: PublishDelivery): void
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const input = req.body as PublishInput;
     const result = await publishReport(db, delivery, companyId, reportId, input, byOperator(req, companyId));
-    if (!result) throw notFound(reportNotFound(reportId));
+    if (!result) throw refuse.notFound(reportNotFound(reportId));
     res.json(result);
   });
 

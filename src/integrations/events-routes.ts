@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Event, ListEventsQuery, RecoverInput, RecoverResult } from '../api-types.js';
 import { COMPANY } from '../companies/index.js';
-import { badRequest, notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import { quoted } from '../core/quoted.js';
 import { keyPrincipal } from '../core/request-context.js';
@@ -22,9 +22,9 @@ async function sendPage(db: Pool, companyId: string, req: Request, res: Response
   const { after } = req.query as ListEventsQuery;
   const limit = pageLimit(req);
   const page = await listEvents(db, companyId, { after, limit });
-  if (page === 'unknown') throw badRequest(`after is not the id of one of your events: ${quoted(after!)}`);
+  if (page === 'unknown') throw refuse.badRequest(`after is not the id of one of your events: ${quoted(after!)}`);
   if (page === 'not_placed')
-    throw badRequest(
+    throw refuse.badRequest(
       `after is not in the feed yet: event ${quoted(after!)} is still being recorded, and events before it may be too; resume from the last event the feed listed`,
     );
   const last = page.events.at(-1);
@@ -47,7 +47,7 @@ export function eventsRouter(db: Pool): Router {
 
   router.get('/events/:eventId', async (req, res: Response<Event>) => {
     const event = await findEvent(db, keyPrincipal(req).companyId, req.params.eventId!);
-    if (!event) throw notFound(eventNotFound(req.params.eventId!));
+    if (!event) throw refuse.notFound(eventNotFound(req.params.eventId!));
     res.json(event);
   });
 

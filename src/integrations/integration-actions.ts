@@ -1,5 +1,5 @@
 import type { CreatedKey, Event, EventType, IntegrationView, SecretRotation, WebhookSettings } from '../api-types.js';
-import { conflict, notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import { existingSandbox } from '../companies/index.js';
@@ -37,7 +37,7 @@ export async function revokeCompanyKey(pool: Pool, companyId: string, keyId: str
     by,
     async (db) => {
       const revoked = await revokeKey(db, companyId, keyId);
-      if (!revoked) throw notFound(keyNotFound(keyId));
+      if (!revoked) throw refuse.notFound(keyNotFound(keyId));
       return revoked;
     },
     ({ prefix, mode }) => ({ action: 'key.revoked', subject: prefix, details: { mode } }),
@@ -102,7 +102,7 @@ export const revealWebhookSecret = (pool: Pool, ownerId: string, by: Doer): Prom
 async function refuseWithoutAddress(db: Queryable, companyId: string, then: string): Promise<void> {
   const target = await findWebhookTarget(db, companyId);
   if (target && target.secrets.length > 0 && target.disabledReason === '') return;
-  throw conflict(
+  throw refuse.conflict(
     target?.disabledReason
       ? `the webhook address is disabled (${target.disabledReason}): set it again, then ${then}`
       : `${NO_WEBHOOK_ADDRESS}: set one, then ${then}`,
@@ -114,9 +114,9 @@ async function refuseWithoutAddress(db: Queryable, companyId: string, then: stri
  * again) or while there is no address to send it to.
  */
 export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId: string, by: Doer): Promise<Event> {
-  if (!(await findEvent(db, companyId, eventId))) throw notFound(eventNotFound(eventId));
+  if (!(await findEvent(db, companyId, eventId))) throw refuse.notFound(eventNotFound(eventId));
   const why = await whyNotRedeliverable(db, companyId, eventId);
-  if (why) throw conflict(why);
+  if (why) throw refuse.conflict(why);
   await refuseWithoutAddress(db, companyId, 'redeliver');
   return withAudit(
     db,

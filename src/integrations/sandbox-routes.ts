@@ -1,7 +1,7 @@
 import { byKey } from '../audit/index.js';
 import { Router, type RequestHandler, type Response } from 'express';
 import type { PublishResult, Report, SandboxPublishInput } from '../api-types.js';
-import { notFound, refuse } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { keyPrincipal } from '../core/request-context.js';
 import type { Pool } from '../db/pool.js';
 import { reportNotFound, wipeSandbox } from '../reports/index.js';
@@ -37,7 +37,7 @@ export function sandboxRouter(db: Pool, delivery: PublishDelivery): Router {
     const body = req.body as SandboxPublishInput;
     const input = { ...body, publishedUrl: body.publishedUrl ?? generatedUrl(reportId) };
     const result = await publishReport(db, delivery, companyId, reportId, input, byKey(req));
-    if (!result) throw notFound(reportNotFound(reportId));
+    if (!result) throw refuse.notFound(reportNotFound(reportId));
     res.json(result);
   });
 

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import type { ListApplicationReportsQuery, Report, ReportInput } from '../api-types.js';
 import { COMPANY, requireCompany } from '../companies/index.js';
-import { notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { pageLimit } from '../core/page-limit.js';
 import type { Pool } from '../db/pool.js';
 import { cursorParam, encodeCursor } from './cursor.js';
@@ -36,7 +36,7 @@ export function applicationReportsRouter(db: Pool, writes: ReportWriter): Router
   router.get(`${COMPANY}/reports/:reportId`, async (req, res: Response<Report>) => {
     const { companyId, reportId } = req.params as { companyId: string; reportId: string };
     const report = await findForCompany(db, companyId, reportId);
-    if (!report) throw notFound(reportNotFound(reportId));
+    if (!report) throw refuse.notFound(reportNotFound(reportId));
     res.json(report);
   });
 

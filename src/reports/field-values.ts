@@ -1,4 +1,4 @@
-import { badRequest } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 
 /** Pure conversions between the API's field shapes and stored values. */
 
@@ -44,7 +44,7 @@ export function formatInvoiceItem({ description, priceCents }: InvoiceItem): str
 export function parseInvoiceItems(value: string | string[] | undefined): InvoiceItem[] {
   return toList(value).map((text, i) => {
     const item = parseInvoiceItem(text);
-    if (!item) throw badRequest(`invoiceItems[${i}] ${INVOICE_ITEM_SHAPE}`);
+    if (!item) throw refuse.badRequest(`invoiceItems[${i}] ${INVOICE_ITEM_SHAPE}`);
     return item;
   });
 }

@@ -1,6 +1,6 @@
 import { sha256 } from '../core/sha256.js';
 import type { IncomingMessage } from 'node:http';
-import { badRequest, conflict, HttpError, isInvalidKey, refuse } from '../core/errors.js';
+import { HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 
 /**
@@ -41,7 +41,7 @@ export function idempotencyKey(req: IncomingMessage): string | undefined {
   const lines = req.headersDistinct['idempotency-key'];
   if (lines === undefined) return undefined;
   if (lines.length > 1)
-    throw badRequest(`Idempotency-Key must be sent once: this request has it ${lines.length} times`);
+    throw refuse.badRequest(`Idempotency-Key must be sent once: this request has it ${lines.length} times`);
   const header = lines[0]!;
   const quoted = /^"(.*)"$/.exec(header);
   return quoted ? quoted[1] : header;
@@ -100,7 +100,7 @@ export class IdempotencyKeys {
 const differentBody = () =>
   refuse.unprocessable('this Idempotency-Key was used with a different body: use a new key for a new request');
 const inFlight = () =>
-  conflict('a request with this Idempotency-Key is still in flight: retry once it has been answered');
+  refuse.conflict('a request with this Idempotency-Key is still in flight: retry once it has been answered');
 
 /**
  * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own

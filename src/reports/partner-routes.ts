@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
-import { notFound } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
@@ -56,7 +56,7 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
 
   router.get('/reports/:reportId', async (req, res: Response<Report>) => {
     const report = await reads.find(keyPrincipal(req).companyId, req.params.reportId, requestSince(req));
-    if (!report) throw notFound(reportNotFound(req.params.reportId!));
+    if (!report) throw refuse.notFound(reportNotFound(req.params.reportId!));
     res.json(report);
   });
 

@@ -26,3 +26,7 @@ export const REPORT_FIELD_WORDING: FieldWording = {
 
 /** The 404 of a report id in a path, the same whether it is unknown, another company's or malformed. */
 export const reportNotFound = (id: string) => `report ${quoted(id)} not found`;
+
+/** The 400 of inspector e-mails that name no user: a list has more room than one id, still far under `error`'s. */
+export const notUsersOfCompany = (emails: string[]) =>
+  `inspectorEmails are not users of this company: ${quoted(emails.join(', '), 1000)}`;

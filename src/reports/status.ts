@@ -1,5 +1,5 @@
 import type { Report } from '../api-types.js';
-import { conflict, notFound, refuse } from '../core/errors.js';
+import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
@@ -31,7 +31,7 @@ export interface Started {
  * the rest of the caller's transaction, where the integrations component records the start's event.
  */
 export async function markStarted(db: Queryable, companyId: string, reportId: string): Promise<Started> {
-  if (!isUuid(reportId)) throw notFound(reportNotFound(reportId));
+  if (!isUuid(reportId)) throw refuse.notFound(reportNotFound(reportId));
   const { rows } = await db.query<Omit<Started, 'report' | 'startedNow'> & { status: string }>(
     `WITH found AS (
        SELECT status, integration_id, from_rest_service FROM reports WHERE company_id = $1 AND id = $2 FOR UPDATE
@@ -43,8 +43,8 @@ export async function markStarted(db: Queryable, companyId: string, reportId: st
     [companyId, reportId],
   );
   const found = rows[0];
-  if (!found) throw notFound(reportNotFound(reportId));
-  if (found.status === 'published') throw conflict(`report ${quoted(reportId)} is published`);
+  if (!found) throw refuse.notFound(reportNotFound(reportId));
+  if (found.status === 'published') throw refuse.conflict(`report ${quoted(reportId)} is published`);
   const report = (await findForCompany(db, companyId, reportId))!;
   const { integrationId, fromRestService } = found;
   return { report, startedNow: found.status === 'new', integrationId, fromRestService };

@@ -4,10 +4,11 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { SentOnce } from '../db/sent-once.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { isSerializationFailure, isStatementTimeout } from '../db/sqlstate.js';
-import { badRequest, conflict, refuse, type HttpError } from '../core/errors.js';
+import { refuse, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
+import { notUsersOfCompany } from './report-error-wording.js';
 import type { Idempotency, Kept } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
 import { isSandboxFull, sandboxFull } from './sandbox.js';
@@ -91,9 +92,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
       // Not applied: the first request with the key answered, whatever this one's inspectors.
       if (row.kept_status != null)
         return { kept: { status: row.kept_status, answer: row.kept_answer!, sameBody: row.same_body === true } };
-      if (row.unknown.length > 0)
-        // A list has more room than one id: all of any likely list, and still far under what `error` may hold.
-        throw badRequest(`inspectorEmails are not users of this company: ${quoted(row.unknown.join(', '), 1000)}`);
+      if (row.unknown.length > 0) throw refuse.badRequest(notUsersOfCompany(row.unknown));
       if (row.id === null) throw await refusal(write);
       return { id: row.id, created: row.created === true };
     }),
@@ -243,7 +242,7 @@ async function refusedUpdate(db: Queryable, companyId: string, restId: string): 
     [companyId, restId],
   );
   return rows[0]?.status === 'published'
-    ? conflict(`report with restId ${quoted(restId)} is published and can no longer be updated`)
+    ? refuse.conflict(`report with restId ${quoted(restId)} is published and can no longer be updated`)
     : refuse.conflictForNow(
         `report with restId ${quoted(restId)} is being published (its webhook delivery is in flight): try again later`,
       );

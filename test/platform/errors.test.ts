@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { createApp } from '../../src/app.js';
 import type { Pool } from '../../src/db/pool.js';
 import { newKey } from '../../src/integrations/keys/api-keys.js';
-import { refuse, unavailable } from '../../src/core/errors.js';
+import { refuse } from '../../src/core/errors.js';
 import { ERROR_WORDING } from '../../src/error-wording.js';
 import { ERROR_MAX_LENGTH as ERROR_MAX_LENGTH_IN_CODE, errorHandler } from '../../src/platform/http/error-handler.js';
 import { headAsGet } from '../../src/platform/http/head-as-get.js';
@@ -233,7 +233,7 @@ describe('errors: the error path never fails', () => {
       res.json = () => {
         throw new Error('the body was refused');
       };
-      throw unavailable('database unavailable');
+      throw refuse.unavailable('database unavailable');
     });
     app.use(errorHandler(logger, ERROR_WORDING));
     expectLastResort(await request(app).get('/reports/x'));

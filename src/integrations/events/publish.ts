@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PublishInput, PublishResult, Report, WhenDeliveryFails } from '../../api-types.js';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.js';
-import { conflict, isRefusal, refuse } from '../../core/errors.js';
+import { isRefusal, refuse } from '../../core/errors.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
 import {
@@ -131,7 +131,7 @@ async function claim(
       const state = await lockForPublish(db, companyId, reportId, precondition);
       if (!state) return undefined;
       if (state.publishInFlight)
-        throw conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
+        throw refuse.conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
       const target = { ...state, ...(await integrationWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const now = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
@@ -240,4 +240,6 @@ async function answer(
 }
 
 const claimTakenOver = (reportId: string) =>
-  conflict(`report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`);
+  refuse.conflict(
+    `report ${quoted(reportId)}: its claim expired during the delivery and another publish has taken it over`,
+  );

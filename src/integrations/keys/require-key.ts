@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler } from 'express';
-import { badRequest, refuse } from '../../core/errors.js';
+import { refuse } from '../../core/errors.js';
 import { setPrincipal } from '../../core/request-context.js';
 import type { KeyAuthenticator } from './api-key-cache.js';
 import { isIssuedKeyShape } from './api-keys.js';
@@ -26,7 +26,7 @@ export interface RequireKeyOptions {
 export function requireApiKey(keys: KeyAuthenticator, { checkedAtCommit }: RequireKeyOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('x-api-key');
-    if (header === undefined || header.trim() === '') throw badRequest('missing X-API-KEY header');
+    if (header === undefined || header.trim() === '') throw refuse.badRequest('missing X-API-KEY header');
     const key = header.trim();
     const since = performance.now();
     // A key of another shape (a typo, garbage, a flood of random strings) costs no lookup and no entry

@@ -1,6 +1,6 @@
 import type { WebhookTestResult } from '../../api-types.js';
 import type { Pool } from '../../db/pool.js';
-import { conflict, refuse, SLOTS_RETRY_AFTER_SECONDS } from '../../core/errors.js';
+import { refuse, SLOTS_RETRY_AFTER_SECONDS } from '../../core/errors.js';
 import { findWebhookTarget, NO_WEBHOOK_ADDRESS } from './settings.js';
 import { makeAttempt } from './deliveries.js';
 import { endFailureRun } from './address-health.js';
@@ -12,7 +12,7 @@ import { recordAudit, worldOf, type Doer } from '../../audit/index.js';
 
 /** 409 for a company (or its sandbox: `whose`) that has no webhook address. */
 export const noWebhookAddress = (whose = 'the company') =>
-  conflict(`${NO_WEBHOOK_ADDRESS} for ${whose}: set one first`);
+  refuse.conflict(`${NO_WEBHOOK_ADDRESS} for ${whose}: set one first`);
 
 /**
  * Sends the company's receiver a reportPublished request with a sample report, signed like every

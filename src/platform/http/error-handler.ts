@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { badRequest, HttpError, notFound, refuse } from '../../core/errors.js';
+import { HttpError, refuse } from '../../core/errors.js';
 import type { ErrorWording } from '../../core/error-wording-types.js';
 import type { Logger } from '../observability/logger.js';
 import { databaseRefusal } from '../../db/unavailable.js';
@@ -12,11 +12,11 @@ import { describeValidationErrors, type ValidatorItem } from './validation-messa
 function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unknown }): HttpError | undefined {
   // zlib's errors have no type: body-parser marks them 400 (a body that does not decode as its Content-Encoding says).
   if (err.type === undefined && err.status === 400 && typeof err.errno === 'number') {
-    return badRequest('the body does not decode as its Content-Encoding says (corrupt or cut short)');
+    return refuse.badRequest('the body does not decode as its Content-Encoding says (corrupt or cut short)');
   }
   switch (err.type) {
     case 'entity.parse.failed':
-      return badRequest(NOT_JSON);
+      return refuse.badRequest(NOT_JSON);
     case 'entity.too.large':
       return refuse.bodyTooLarge();
     case 'encoding.unsupported':
@@ -24,7 +24,7 @@ function reasonFromBodyParser(err: { type?: string; status?: number; errno?: unk
     case 'charset.unsupported':
       return refuse.unsupportedMediaType(UNSUPPORTED_CHARSET);
     case 'request.aborted':
-      return badRequest('the request body was not received in full');
+      return refuse.badRequest('the request body was not received in full');
     default:
       return undefined;
   }
@@ -48,13 +48,14 @@ const isMalformedUri = (items: ValidatorItem[]) => items.some((i) => i.message?.
 function undecodableIdNotFound(path: string, wording: ErrorWording): HttpError | undefined {
   for (const [name, raw] of rawPathParams(path)) {
     const message = wording.notFound[name];
-    if (message && decoded(raw) === undefined) return notFound(message(raw));
+    if (message && decoded(raw) === undefined) return refuse.notFound(message(raw));
   }
   return undefined;
 }
 
 /** The 404 of a path no operation has, whether the validator or the last route finds it. */
-const noRoute = (req: { method: string; path: string }) => notFound(`no route ${req.method} ${quoted(req.path)}`);
+const noRoute = (req: { method: string; path: string }) =>
+  refuse.notFound(`no route ${req.method} ${quoted(req.path)}`);
 
 /** Every GET path answers HEAD too (see headAsGet), which the validator's Allow leaves out. */
 function withHead(headers: Record<string, string>): Record<string, string> {
@@ -85,10 +86,10 @@ export function toHttpError(
       case 400:
         return (
           (req && isMalformedUri(e.errors) && undecodableIdNotFound(req.path, wording)) ||
-          badRequest(describeValidationErrors(e.errors, wording.fields))
+          refuse.badRequest(describeValidationErrors(e.errors, wording.fields))
         );
       case 404:
-        return req ? noRoute(req) : notFound('not found');
+        return req ? noRoute(req) : refuse.notFound('not found');
       case 405:
         return refuse.methodNotAllowed(
           req ? `method ${req.method} is not allowed on ${quoted(req.path)}` : 'method not allowed',

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as contentType from 'content-type';
 import typeis from 'type-is';
 import express, { type RequestHandler } from 'express';
-import { badRequest, refuse } from '../../core/errors.js';
+import { refuse } from '../../core/errors.js';
 import { turnFor } from '../../core/loop-turns.js';
 import { hasBody } from './unread-body.js';
 import { rejectInvalidUtf8 } from './utf8-body.js';
@@ -59,7 +59,7 @@ export const UNSUPPORTED_CHARSET = 'unsupported body encoding: send UTF-8 JSON';
 /** body-parser's verify hook: runs on the raw (inflated) bytes, after the size limit and before parsing. */
 function checkRawBody(_req: IncomingMessage, _res: ServerResponse, body: Buffer): void {
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-    throw badRequest(`the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+    throw refuse.badRequest(`the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
   rejectInvalidUtf8(body);
 }
@@ -93,11 +93,11 @@ export function parseJsonBody(bytes: Buffer): unknown {
   if (json.length === 0) return {};
   let first = 0;
   while (first < json.length && JSON_WHITESPACE.includes(json[first]!)) first++;
-  if (json[first] !== '{' && json[first] !== '[') throw badRequest(NOT_JSON);
+  if (json[first] !== '{' && json[first] !== '[') throw refuse.badRequest(NOT_JSON);
   try {
     return JSON.parse(json);
   } catch {
-    throw badRequest(NOT_JSON);
+    throw refuse.badRequest(NOT_JSON);
   }
 }
 

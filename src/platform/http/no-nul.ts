@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { badRequest } from '../../core/errors.js';
+import { refuse } from '../../core/errors.js';
 import { quoted } from '../../core/quoted.js';
 
 const ILL_FORMED = 'must be well-formed Unicode text (no invalid UTF-8, no lone surrogate such as \\ud800)';
@@ -93,6 +93,6 @@ function findUnstorableQuery(url: string): string | undefined {
 export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
   const found =
     findUnstorableText(req.body) ?? findUnstorableQuery(req.originalUrl) ?? findUnstorableText(req.path, 'path');
-  if (found) throw badRequest(found);
+  if (found) throw refuse.badRequest(found);
   next();
 };

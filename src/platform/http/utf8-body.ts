@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { badRequest } from '../../core/errors.js';
+import { refuse } from '../../core/errors.js';
 import { findUnstorableText } from './no-nul.js';
 
 /**
@@ -65,5 +65,5 @@ export function rejectInvalidUtf8(body: Buffer): void {
     return; // not JSON either: the parser refuses it as such
   }
   // A field named twice keeps only its last value, which may be the well-formed one: the body as a whole is named then.
-  throw badRequest(findUnstorableText(parsed) ?? 'the body is not well-formed UTF-8');
+  throw refuse.badRequest(findUnstorableText(parsed) ?? 'the body is not well-formed UTF-8');
 }

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import type { OperationalStatus } from '../../api-types.js';
 import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
-import { unavailable } from '../../core/errors.js';
+import { refuse } from '../../core/errors.js';
 import { metricsSource } from './metrics.js';
 import { requireAppToken } from '../http/app-token.js';
 
@@ -22,9 +22,9 @@ export function operationsRouter(db: Pool, appToken: string, starting: () => str
 
   router.get('/readyz', async (_req, res: Response<OperationalStatus>) => {
     const why = starting();
-    if (why) throw unavailable(why);
+    if (why) throw refuse.unavailable(why);
     const pending = await pendingMigrations(db);
-    if (pending.length > 0) throw unavailable(`database migrations not applied: ${pending.join(', ')}`);
+    if (pending.length > 0) throw refuse.unavailable(`database migrations not applied: ${pending.join(', ')}`);
     res.json({ status: 'ready' });
   });
 
@@ -34,7 +34,7 @@ export function operationsRouter(db: Pool, appToken: string, starting: () => str
       text = await metrics.text();
     } catch (err) {
       // Only in a cluster: a worker did not answer the primary in time (one just died or is starting).
-      throw unavailable(`metrics unavailable: ${(err as Error).message}`);
+      throw refuse.unavailable(`metrics unavailable: ${(err as Error).message}`);
     }
     res.type(metrics.contentType).send(text);
   });
