@@ -3,6 +3,7 @@ import { withAudit, type Doer } from '../audit/index.js';
 import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { quoted } from '../core/quoted.js';
+import { keysetOrder, keysetPage, type Page, type PageAt } from '../db/keyset.js';
 import { checkPassword, hashPassword, passwordMatches } from './passwords.js';
 
 /** A company person's role in the console: `admin` runs everything of the company, `inspector` its reports. */
@@ -32,15 +33,21 @@ export interface Account {
 
 const noAccount = (userId: string) => refuse.notFound(`user ${quoted(userId)} has no console account`);
 
-/** The company's users by name, each with their role, at most `limit`. */
-export async function listPeople(db: Queryable, companyId: string, limit: number): Promise<Person[]> {
-  const { rows } = await db.query<Person>(
-    `SELECT u.id AS "userId", u.name, u.email, a.role
-       FROM users u LEFT JOIN user_accounts a ON a.company_id = u.company_id AND a.user_id = u.id
-      WHERE u.company_id = $1 ORDER BY lower(u.name), u.id LIMIT $2`,
-    [companyId, limit],
-  );
-  return rows;
+/** A page of the company's users by name, each with their role (db/keyset.ts: `at` is a user's id). */
+export function pagePeople(db: Queryable, companyId: string, limit: number, at: PageAt): Promise<Page<Person>> {
+  return keysetPage(at, limit, async (cursor, backwards, rows) => {
+    const { beyond, order } = keysetOrder('ASC', backwards);
+    const { rows: people } = await db.query<Person>(
+      `SELECT u.id AS "userId", u.name, u.email, a.role
+         FROM users u LEFT JOIN user_accounts a ON a.company_id = u.company_id AND a.user_id = u.id
+        WHERE u.company_id = $1
+          AND ($3::uuid IS NULL OR (lower(u.name), u.id) ${beyond}
+               (SELECT lower(name), id FROM users WHERE company_id = $1 AND id = $3))
+        ORDER BY lower(u.name) ${order}, u.id ${order} LIMIT $2`,
+      [companyId, rows, cursor],
+    );
+    return people;
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/pool.js';
+import { keysetOrder, keysetPage, type Page, type PageAt } from '../db/keyset.js';
 import { withAudit, type Doer } from '../audit/index.js';
 import { refuse } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
@@ -69,15 +70,28 @@ async function insertInvitation(db: Queryable, companyId: string, email: string,
   return rows[0];
 }
 
-/** The company's invitations still usable, newest first. */
-export async function listInvitations(db: Queryable, companyId: string): Promise<Invitation[]> {
-  const { rows } = await db.query<Invitation>(
-    `SELECT ${COLUMNS} FROM user_invitations i
-      WHERE company_id = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()
-      ORDER BY created_at DESC, id LIMIT 100`,
-    [companyId],
-  );
-  return rows;
+/**
+ * A page of the company's invitations still usable, newest first (db/keyset.ts: `at` is an invitation's
+ * id; one used, revoked or expired since still marks its place).
+ */
+export function pageInvitations(
+  db: Queryable,
+  companyId: string,
+  limit: number,
+  at: PageAt,
+): Promise<Page<Invitation>> {
+  return keysetPage(at, limit, async (cursor, backwards, rows) => {
+    const { beyond, order } = keysetOrder('DESC', backwards);
+    const { rows: invitations } = await db.query<Invitation>(
+      `SELECT ${COLUMNS} FROM user_invitations i
+        WHERE company_id = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()
+          AND ($3::uuid IS NULL OR (created_at, id) ${beyond}
+               (SELECT created_at, id FROM user_invitations WHERE company_id = $1 AND id = $3))
+        ORDER BY created_at ${order}, id ${order} LIMIT $2`,
+      [companyId, rows, cursor],
+    );
+    return invitations;
+  });
 }
 
 /** Revokes a usable invitation of the company: its link no longer works. 404 otherwise. */

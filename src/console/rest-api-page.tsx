@@ -1,28 +1,20 @@
 import type { Request, Response } from 'express';
-import type {
-  Company,
-  CreatedKey,
-  RecoverInput,
-  SecretRotation,
-  SecretRotationInput,
-  WebhookInput,
-} from '../api-types.js';
+import type { Company, RecoverInput, SecretRotation, SecretRotationInput, WebhookInput } from '../api-types.js';
 import { existingSandbox, sandboxOf } from '../companies/index.js';
-import { HttpError, refuse } from '../core/errors.js';
+import { HttpError } from '../core/errors.js';
 import {
-  generateKey,
   listDeliveries,
   pageDeliveries,
+  pageKeys,
   noWebhookAddress,
   readIntegration,
+  readIntegrationSettings,
   recoverFailedEvents,
   redeliverCompanyEvent,
-  revokeCompanyKey,
   revealWebhookSecret,
   revokeIntegration,
   rotateWebhookSecret,
   saveWebhook,
-  keyNotFound,
   sendTestDelivery,
 } from '../integrations/index.js';
 import { companyOf, doerOf } from './company-param.js';
@@ -32,27 +24,27 @@ import type { Pool } from '../db/pool.js';
 import type { PageDeps } from './deps.js';
 import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
+import { placesOf } from './page-links.js';
 import { render } from './render.js';
-import { RevokeKeyPage, RevokePage, RotatePage } from './rest-api-confirm.js';
+import { RevokePage, RotatePage } from './rest-api-confirm.js';
+import { keyRoutes, KEYS_SHOWN } from './rest-api-keys.js';
 import { RestApiPage } from './rest-api-sections.js';
 import {
   base,
   DELIVERIES_SHOWN,
+  PATH,
   REVOKED_KEYS_SHOWN,
   sinceOf,
   textOf,
   WEBHOOK_NAMES,
   WHOSE,
   type PageState,
+  type Show,
   type WebhookState,
   type World,
 } from './rest-api-view.js';
 import { attempt } from './schema-check.js';
 import { utcText } from './time.js';
-
-const PATH = '/companies/:companyId/integrations/rest-api';
-
-type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
 
 /**
  * Settings > Integrations > REST API: keys, the live and sandbox webhooks, recent deliveries and their
@@ -65,21 +57,24 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
   const show: Show = async (res, status, state = {}) => {
     const company = companyOf(res.locals);
     const sandboxId = await existingSandbox(db, company.id);
-    const [live, sandbox, log, revoked] = await Promise.all([
-      readIntegration(db, company.id),
-      sandboxId ? readIntegration(db, sandboxId) : undefined,
+    const [live, sandbox, keys, log, revoked] = await Promise.all([
+      readIntegrationSettings(db, company.id),
+      sandboxId ? readIntegrationSettings(db, sandboxId) : undefined,
+      pageKeys(db, company.id, KEYS_SHOWN, state.keysAt ?? {}),
       pageDeliveries(db, company.id, DELIVERIES_SHOWN, state.deliveriesAt ?? {}),
       listAudit(db, company.id, { limit: REVOKED_KEYS_SHOWN, action: 'key.revoked' }),
     ]);
-    const page = { company, live, sandbox, ...log, revokedKeys: revoked.entries, ...state };
+    const page = { company, live, sandbox, keys, ...log, revokedKeys: revoked.entries, ...state };
     render(res, status, <RestApiPage {...page} />);
   };
 
-  // The recent deliveries' page (`older`/`newer`: a delivery's id), and what the action that led here did.
+  // The keys' and the recent deliveries' pages (`older`/`newer`: a delivery's id), and what the action
+  // that led here did.
   router.get(PATH, (req, res) => {
     const { older, newer } = req.query as Record<string, unknown>;
     const deliveriesAt = { older: textOf(older), newer: textOf(newer) };
-    return show(res, 200, { ...(flashOf(res)?.state as PageState | undefined), deliveriesAt });
+    const { keys: keysAt } = placesOf(req.query, ['keys']);
+    return show(res, 200, { ...(flashOf(res)?.state as PageState | undefined), deliveriesAt, keysAt });
   });
   keyRoutes(router, deps, show);
   for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
@@ -95,39 +90,6 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
     const company = companyOf(res.locals);
     await revokeIntegration(db, company.id, doerOf(req, res));
     const outcome = 'The REST API integration was revoked: its keys are refused and its webhook addresses deleted.';
-    await redirectWith(db, res, base(company.id), { outcome });
-  });
-}
-
-/** "Generate API Key" (the new key shown once, from the flash) and each key's "Revoke" (after its confirmation). */
-function keyRoutes(router: PageRouter, { db, forms }: PageDeps, show: Show): void {
-  router.post(`${PATH}/api-keys`, async (req, res) => {
-    const company = companyOf(res.locals);
-    const result = await forms.act<{ mode?: 'live' | 'test' }, CreatedKey>('ApiKeyInput', req.body, ({ mode }) =>
-      generateKey(db, company.id, mode ?? 'live', doerOf(req, res)),
-    );
-    if ('value' in result) return redirectWith(db, res, base(company.id), { state: { newKey: result.value } });
-    await show(res, result.status, { keyErrors: result.errors });
-  });
-
-  /** The company's key of the path, or the 404 page. */
-  const keyOf = async (companyId: string, keyId: string) => {
-    const key = (await readIntegration(db, companyId)).keys.find((k) => k.id === keyId);
-    if (!key) throw refuse.notFound(keyNotFound(keyId));
-    return key;
-  };
-
-  router.get(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
-    const company = companyOf(res.locals);
-    render(res, 200, <RevokeKeyPage company={company} apiKey={await keyOf(company.id, req.params.keyId!)} />);
-  });
-
-  router.post(`${PATH}/api-keys/:keyId/revoke`, async (req, res) => {
-    const company = companyOf(res.locals);
-    const key = await keyOf(company.id, req.params.keyId!);
-    const refused = await attempt(() => revokeCompanyKey(db, company.id, key.id, doerOf(req, res)));
-    if (!('value' in refused)) return show(res, refused.status, { keyErrors: refused.errors });
-    const outcome = `Key ${key.prefix}… was revoked: a request with it is refused from now on.`;
     await redirectWith(db, res, base(company.id), { outcome });
   });
 }

@@ -1,4 +1,4 @@
-import type { Company, IntegrationView } from '../api-types.js';
+import type { Company } from '../api-types.js';
 import { DEFAULT_EVENT_TYPES } from '../integrations/index.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout, TableScroll } from './layout.js';
@@ -10,26 +10,17 @@ import {
   EXCERPT_SHOWN,
   EventTypesField,
   HEADINGS,
-  KeysSection,
   TestOutcome,
   type PageProps,
+  type Settings,
   type WebhookState,
   type World,
 } from './rest-api-view.js';
+import { KeysSection } from './rest-api-keys.js';
 import { Time } from './time.js';
 
 /** An address's secret (revealed on demand, shown once), its rotation and its test delivery. */
-function WebhookActions({
-  path,
-  id,
-  view,
-  state,
-}: {
-  path: string;
-  id: string;
-  view: IntegrationView;
-  state?: WebhookState;
-}) {
+function WebhookActions({ path, id, view, state }: { path: string; id: string; view: Settings; state?: WebhookState }) {
   return (
     <>
       {view.previousSecretExpiresAt && (
@@ -80,7 +71,7 @@ export function WebhookSection({
 }: {
   company: Company;
   world: World;
-  view?: IntegrationView;
+  view?: Settings;
   state?: WebhookState;
 }) {
   const path = `${base(company.id)}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;

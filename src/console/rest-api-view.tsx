@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type {
   ApiKeySummary,
   AuditEvent,
@@ -8,13 +9,11 @@ import type {
   WebhookDelivery,
 } from '../api-types.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../integrations/index.js';
-import { CsrfField, FormError } from './form.js';
-import { TableScroll } from './layout.js';
+import type { Page, PageAt } from '../db/keyset.js';
 import type { FieldErrors } from './schema-check.js';
 import { Time } from './time.js';
-import { RevokedKeys } from './revoked-keys.js';
 
-/** The attempts the page lists: the API's largest page (the delivery log has no cursor to page on). */
+/** The attempts a page lists: the API's largest page. */
 export const DELIVERIES_SHOWN = 100;
 /** The latest revoked keys the page lists. */
 export const REVOKED_KEYS_SHOWN = 20;
@@ -38,6 +37,9 @@ export interface WebhookState {
   test?: { ok: boolean; status: number; message: string; delivery?: WebhookDelivery };
 }
 
+/** An integration's settings: its keys are listed a page at a time, apart. */
+export type Settings = Omit<IntegrationView, 'keys'>;
+
 export interface PageState {
   newKey?: CreatedKey;
   keyErrors?: FieldErrors;
@@ -46,12 +48,15 @@ export interface PageState {
   values?: Record<string, string>;
   /** Which page of the recent deliveries: after (`older`) or before (`newer`) one of them. */
   deliveriesAt?: { older?: string; newer?: string };
+  /** Which page of the keys (`keysAfter`, `keysBefore`: a key's id). */
+  keysAt?: PageAt;
 }
 
 export interface PageProps extends PageState {
   company: Company;
-  live: IntegrationView;
-  sandbox?: IntegrationView;
+  live: Settings;
+  sandbox?: Settings;
+  keys: Page<ApiKeySummary>;
   deliveries: WebhookDelivery[];
   /** Whether older (newer) deliveries lie beyond this page. */
   older: boolean;
@@ -72,6 +77,12 @@ export const sinceOf = (since: unknown) =>
 /** A query's value when it is one text. */
 export const textOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
+/** The page's route, below the console's. */
+export const PATH = '/companies/:companyId/integrations/rest-api';
+
+/** Renders the page with what an action leaves on it. */
+export type Show = (res: Response, status: number, state?: PageState) => Promise<void>;
+
 export const base = (companyId: string) => `/console/companies/${companyId}/integrations/rest-api`;
 
 export const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -88,88 +99,6 @@ export function Breadcrumb({ company }: { company: Company }) {
         <li aria-current="page">REST API</li>
       </ol>
     </nav>
-  );
-}
-
-export function KeysSection({ company, live, newKey, keyErrors, revokedKeys }: PageProps) {
-  const path = base(company.id);
-  return (
-    <section aria-labelledby="keys-heading">
-      <h2 id="keys-heading">API keys</h2>
-      {newKey && (
-        <div class="new-key">
-          <p>
-            Your new {newKey.mode === 'test' ? 'test (sandbox)' : 'live'} key. Copy it now: it is shown only this once.
-          </p>
-          <p>
-            <code id="new-key">{newKey.key}</code>{' '}
-            <button type="button" data-copy="new-key">
-              Copy
-            </button>
-          </p>
-        </div>
-      )}
-      <form method="post" action={`${path}/api-keys`}>
-        <CsrfField />
-        <FormError errors={keyErrors} />
-        <fieldset aria-describedby={keyErrors?.mode ? 'key-mode-error' : undefined}>
-          <legend>Mode</legend>
-          <label>
-            <input type="radio" name="mode" value="live" checked /> Live
-          </label>
-          <label>
-            <input type="radio" name="mode" value="test" /> Test (sandbox)
-          </label>
-          {keyErrors?.mode && (
-            <p id="key-mode-error" class="field-error">
-              {keyErrors.mode}
-            </p>
-          )}
-        </fieldset>
-        <button type="submit">Generate API Key</button>
-      </form>
-      {live.keys.length === 0 ? <p>No API keys.</p> : <KeyTable companyId={company.id} keys={live.keys} />}
-      {revokedKeys.length > 0 && <RevokedKeys entries={revokedKeys} />}
-    </section>
-  );
-}
-
-function KeyTable({ companyId, keys }: { companyId: string; keys: ApiKeySummary[] }) {
-  const caption = 'The company’s keys, newest first';
-  return (
-    <TableScroll label={caption}>
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Prefix</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>{key.mode}</td>
-              <td>
-                <Time at={key.createdAt} />
-              </td>
-              <td>{key.lastUsedAt ? <Time at={key.lastUsedAt} /> : 'never'}</td>
-              <td>
-                <a href={`${base(companyId)}/api-keys/${key.id}/revoke`} aria-label={`Revoke key ${key.prefix}…`}>
-                  Revoke
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableScroll>
   );
 }
 

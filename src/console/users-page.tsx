@@ -1,161 +1,44 @@
 import type { Response } from 'express';
-import type { Company } from '../api-types.js';
 import {
   changeRole,
   invite,
-  listInvitations,
-  listPeople,
+  pageInvitations,
+  pagePeople,
   removeAccount,
   revokeInvitation,
-  ROLES,
-  type Invitation,
-  type Person,
   type Role,
 } from '../companies/index.js';
+import { DEFAULT_PAGE_LIMIT } from '../core/page-limit.js';
 import type { PageRouter } from './access.js';
 import { companyOf, doerOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
-import { CsrfField, Field, FormError, formValues } from './form.js';
+import { formValues } from './form.js';
 import { invitationPath } from './invitation-page.js';
-import { Layout } from './layout.js';
 import { render } from './render.js';
 import { flashOf, redirectWith } from './flash.js';
-import { refusalOf, type FieldErrors } from './schema-check.js';
+import { placesOf, type Places } from './page-links.js';
+import { refusalOf } from './schema-check.js';
+import { USER_LISTS, UsersPage, usersOf, type UsersProps } from './users-view.js';
 
-/** The people a page lists: the API's largest page. */
-const PEOPLE_SHOWN = 100;
+/** The rows of each list a page shows, as many as a page of the application API's lists by default. */
+const PEOPLE_SHOWN = DEFAULT_PAGE_LIMIT;
+const INVITATIONS_SHOWN = DEFAULT_PAGE_LIMIT;
 
-const usersOf = (company: Company) => `/console/companies/${company.id}/users`;
-
-/** A labelled choice of role. */
-function RoleSelect({ id, label, value }: { id: string; label: string; value?: string }) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} name="role">
-        {ROLES.map((role) => (
-          <option key={role} value={role} selected={role === value}>
-            {role}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function PersonRow({ base, person }: { base: string; person: Person }) {
-  const id = `role-${person.userId}`;
-  return (
-    <tr>
-      <th scope="row">{person.name}</th>
-      <td>{person.email}</td>
-      <td>{person.role ?? 'No console account'}</td>
-      <td>
-        {person.role && (
-          <>
-            <form method="post" action={`${base}/${person.userId}/role`} class="inline">
-              <CsrfField />
-              <RoleSelect id={id} label={`Role of ${person.name}`} value={person.role} />
-              <button type="submit">Change role</button>
-            </form>{' '}
-            <form method="post" action={`${base}/${person.userId}/remove`} class="inline">
-              <CsrfField />
-              <button type="submit">Remove</button>
-            </form>
-          </>
-        )}
-      </td>
-    </tr>
-  );
-}
-
-interface UsersProps {
-  company: Company;
-  people: Person[];
-  invitations: Invitation[];
-  /** A new invitation's link, shown on this answer only. */
-  made?: { invitation: Invitation; link: string };
-  values?: Record<string, string>;
-  errors?: FieldErrors;
-}
-
-function UsersPage({ company, people, invitations, made, values, errors }: UsersProps) {
-  const base = usersOf(company);
-  return (
-    <Layout title={`Users of ${company.name}`}>
-      {made && (
-        <section class="new-key" role="status">
-          <h2>Invitation link</h2>
-          <p>
-            Send this link to {made.invitation.email} ({made.invitation.role}). It works once, until{' '}
-            {made.invitation.expiresAt}, and is shown only now.
-          </p>
-          <code id="invitation-link">{made.link}</code>{' '}
-          <button type="button" data-copy="invitation-link">
-            Copy
-          </button>
-        </section>
-      )}
-      <FormError errors={errors} />
-      <table>
-        <caption>People and their console roles</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {people.map((person) => (
-            <PersonRow key={person.userId} base={base} person={person} />
-          ))}
-        </tbody>
-      </table>
-      <form method="post" action={`${base}/invitations`}>
-        <h2>Invite</h2>
-        <CsrfField />
-        <Field form="invite" name="email" label="E-mail" type="email" value={values?.email} errors={errors} />
-        <RoleSelect id="invite-role" label="Role" value={values?.role} />
-        <button type="submit">Invite</button>
-      </form>
-      <h2>Open invitations</h2>
-      {invitations.length === 0 ? (
-        <p>No open invitations.</p>
-      ) : (
-        <ul>
-          {invitations.map((invitation) => (
-            <li key={invitation.id}>
-              {invitation.email} ({invitation.role}), until {invitation.expiresAt}{' '}
-              <form method="post" action={`${base}/invitations/${invitation.id}/revoke`} class="inline">
-                <CsrfField />
-                <button type="submit">Revoke</button>
-              </form>
-            </li>
-          ))}
-        </ul>
-      )}
-    </Layout>
-  );
-}
+type State = Omit<UsersProps, 'company' | 'people' | 'invitations' | 'places'>;
 
 /**
  * The company's people (GET …/users): their roles, "Change role", "Remove" (the console account: the user
  * stays, an inspector of their reports), "Invite" (the link shown once), each open invitation's "Revoke".
+ * The people and the invitations are each paged both ways (`peopleAfter`, `invitationsBefore`: an id).
  */
 export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
-  const show = async (
-    res: Response,
-    status: number,
-    state: Omit<UsersProps, 'company' | 'people' | 'invitations'> = {},
-  ) => {
+  const show = async (res: Response, status: number, state: State = {}, places: Places = {}) => {
     const company = companyOf(res.locals);
     const [people, invitations] = await Promise.all([
-      listPeople(db, company.id, PEOPLE_SHOWN),
-      listInvitations(db, company.id),
+      pagePeople(db, company.id, PEOPLE_SHOWN, places.people ?? {}),
+      pageInvitations(db, company.id, INVITATIONS_SHOWN, places.invitations ?? {}),
     ]);
-    render(res, status, <UsersPage {...{ company, people, invitations, ...state }} />);
+    render(res, status, <UsersPage {...{ company, people, invitations, places, ...state }} />);
   };
   const done = (res: Response, outcome: string, action: () => Promise<unknown>) =>
     refusalOf(action).then((refused) =>
@@ -165,8 +48,8 @@ export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
     );
 
   // The invitation just made (its link shown once) comes in the flash of the redirect after "Invite".
-  router.get('/companies/:companyId/users', (_req, res) =>
-    show(res, 200, flashOf(res)?.state as Pick<UsersProps, 'made'> | undefined),
+  router.get('/companies/:companyId/users', (req, res) =>
+    show(res, 200, flashOf(res)?.state as Pick<UsersProps, 'made'> | undefined, placesOf(req.query, USER_LISTS)),
   );
 
   router.post('/companies/:companyId/users/invitations', async (req, res) => {

@@ -1,11 +1,12 @@
 /** The integrations component (API keys, webhook settings and deliveries, publishing), as the app uses it. */
 export { ApiKeyCache, type KeyAuthenticator } from './keys/api-key-cache.js';
-export { createKey } from './keys/api-keys.js';
+export { createKey, findKey, pageKeys } from './keys/api-keys.js';
 export { listDeliveries, pageDeliveries } from './webhooks/deliveries.js';
 export {
   DEFAULT_SECRET_OVERLAP_SECONDS,
   generateKey,
   readIntegration,
+  readIntegrationSettings,
   revealWebhookSecret,
   recoverFailedEvents,
   redeliverCompanyEvent,

@@ -185,6 +185,15 @@ async function revokeIn(db: Queryable, companyId: string): Promise<string[]> {
 
 /** The company's active integration as Settings > Integrations > REST API shows it. */
 export async function readIntegration(db: Queryable, companyId: string): Promise<IntegrationView> {
+  const settings = await readIntegrationSettings(db, companyId);
+  return { ...settings, keys: settings.active ? await listKeys(db, companyId) : [] };
+}
+
+/** readIntegration without the keys, which the console lists a page at a time (pageKeys). */
+export async function readIntegrationSettings(
+  db: Queryable,
+  companyId: string,
+): Promise<Omit<IntegrationView, 'keys'>> {
   const { rows } = await db.query<Omit<IntegrationView, 'active' | 'keys'>>(
     `SELECT webhook_url AS "webhookUrl", webhook_secret AS secret, event_types AS "eventTypes",
             CASE WHEN webhook_disabled_reason = '' THEN 'active' ELSE 'disabled' END AS "webhookStatus",
@@ -203,6 +212,5 @@ export async function readIntegration(db: Queryable, companyId: string): Promise
     webhookStatus: active?.webhookStatus ?? 'active',
     webhookDisabledReason: active?.webhookDisabledReason ?? '',
     eventTypes: active?.eventTypes ?? [...DEFAULT_EVENT_TYPES],
-    keys: active ? await listKeys(db, companyId) : [],
   };
 }

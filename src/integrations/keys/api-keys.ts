@@ -5,6 +5,7 @@ import type { Queryable } from '../../db/pool.js';
 import { isUuid } from '../../core/ids.js';
 import type { ApiKeySummary, CreatedKey } from '../../api-types.js';
 import { isoTimestamp } from '../../db/iso-timestamp.js';
+import { keysetOrder, keysetPage, type Page, type PageAt } from '../../db/keyset.js';
 import { isReadOnlyTransaction } from '../../db/sqlstate.js';
 import { sandboxOf } from '../../companies/index.js';
 
@@ -128,17 +129,45 @@ function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: strin
 /** The companies whose keys are the company's: its own and its sandbox's. */
 const OWNERS = '(SELECT id FROM companies WHERE id = $1 OR sandbox_of = $1)';
 
+/** A key as lists show it ($1: the company whose keys they are, its sandbox's being test keys). */
+const KEY_COLUMNS = `a.id, a.prefix,
+            ${isoTimestamp('a.created_at')} AS "createdAt",
+            ${isoTimestamp('a.last_used_at')} AS "lastUsedAt",
+            CASE WHEN a.company_id = $1 THEN 'live' ELSE 'test' END AS mode`;
+
 /** The company's keys of both worlds, newest first (only an active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
   const { rows } = await db.query<ApiKeySummary>(
-    `SELECT a.id, a.prefix,
-            ${isoTimestamp('a.created_at')} AS "createdAt",
-            ${isoTimestamp('a.last_used_at')} AS "lastUsedAt",
-            CASE WHEN a.company_id = $1 THEN 'live' ELSE 'test' END AS mode
-       FROM api_keys a WHERE a.company_id IN ${OWNERS} ORDER BY a.created_at DESC, a.id DESC`,
+    `SELECT ${KEY_COLUMNS} FROM api_keys a WHERE a.company_id IN ${OWNERS} ORDER BY a.created_at DESC, a.id DESC`,
     [companyId],
   );
   return rows;
+}
+
+/** A page of listKeys (db/keyset.ts: `at` is a key's id). */
+export function pageKeys(db: Queryable, companyId: string, limit: number, at: PageAt): Promise<Page<ApiKeySummary>> {
+  return keysetPage(at, limit, async (cursor, backwards, rows) => {
+    const { beyond, order } = keysetOrder('DESC', backwards);
+    const { rows: keys } = await db.query<ApiKeySummary>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys a
+        WHERE a.company_id IN ${OWNERS}
+          AND ($3::uuid IS NULL OR (a.created_at, a.id) ${beyond}
+               (SELECT created_at, id FROM api_keys WHERE company_id IN ${OWNERS} AND id = $3))
+        ORDER BY a.created_at ${order}, a.id ${order} LIMIT $2`,
+      [companyId, rows, cursor],
+    );
+    return keys;
+  });
+}
+
+/** One of the company's keys (live or test), or undefined. */
+export async function findKey(db: Queryable, companyId: string, keyId: string): Promise<ApiKeySummary | undefined> {
+  if (!isUuid(keyId)) return undefined;
+  const { rows } = await db.query<ApiKeySummary>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys a WHERE a.company_id IN ${OWNERS} AND a.id = $2`,
+    [companyId, keyId],
+  );
+  return rows[0];
 }
 
 /**
