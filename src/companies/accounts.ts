@@ -67,9 +67,26 @@ export async function signInAccount(db: Queryable, email: string, password: stri
   return signedIn;
 }
 
+/** The refusal of a change that would leave the company with nobody to run it. */
+const LAST_ADMIN = 'a company always keeps an admin: make another person admin first';
+
+/**
+ * Refuses (409) a change that takes away `userId`'s admin role when no other admin would be left. The
+ * company's admins are locked first, so that of two changes at once (two admins demoting each other)
+ * the second counts after the first has committed, and sees one admin fewer.
+ */
+async function keepAnAdmin(db: Queryable, companyId: string, userId: string): Promise<void> {
+  const { rows } = await db.query<{ userId: string }>(
+    `SELECT user_id AS "userId" FROM user_accounts WHERE company_id = $1 AND role = 'admin'
+      ORDER BY user_id FOR UPDATE`,
+    [companyId],
+  );
+  if (rows.length === 1 && rows[0]!.userId === userId) throw refuse.conflict(LAST_ADMIN);
+}
+
 /**
  * Changes a person's role; a change ends their sessions (their epoch moves on), and goes in the audit
- * trail. 404 without an account.
+ * trail. 404 without an account; 409 for the company's last admin (keepAnAdmin).
  */
 export async function changeRole(pool: Pool, companyId: string, userId: string, role: unknown, by: Doer) {
   checkRole(role);
@@ -77,6 +94,7 @@ export async function changeRole(pool: Pool, companyId: string, userId: string, 
     pool,
     by,
     async (db) => {
+      if (role !== 'admin') await keepAnAdmin(db, companyId, userId);
       const { rows } = await db.query<{ email: string }>(
         `UPDATE user_accounts SET role = $3, sessions_epoch = sessions_epoch + (role <> $3)::int
           WHERE company_id = $1 AND user_id = $2 RETURNING email`,
@@ -91,13 +109,14 @@ export async function changeRole(pool: Pool, companyId: string, userId: string, 
 
 /**
  * Removes a person's console account (their sessions end with it), in the audit trail; the user stays,
- * an inspector of reports.
+ * an inspector of reports. 409 for the company's last admin (keepAnAdmin).
  */
 export async function removeAccount(pool: Pool, companyId: string, userId: string, by: Doer): Promise<void> {
   await withAudit(
     pool,
     by,
     async (db) => {
+      await keepAnAdmin(db, companyId, userId);
       const { rows } = await db.query<{ email: string }>(
         'DELETE FROM user_accounts WHERE company_id = $1 AND user_id = $2 RETURNING email',
         [companyId, isUuid(userId) ? userId : null],
