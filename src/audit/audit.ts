@@ -56,11 +56,27 @@ const actorName = (actor: Actor): string =>
  * Appends one entry to the doer's company's trail. Call it in the transaction of the change it records,
  * so that the entry and the change are written together or not at all.
  */
-export async function recordAudit(db: Queryable, by: Doer, { action, subject = '', details = {} }: AuditEntry) {
+export const recordAudit = (db: Queryable, by: Doer, entry: AuditEntry) => recordAudits(db, by, [entry]);
+
+/**
+ * Appends entries to the doer's company's trail in their order, in one statement however many there are
+ * (a revoked integration's keys); as recordAudit, in the transaction of the change they record.
+ */
+export async function recordAudits(db: Queryable, by: Doer, entries: readonly AuditEntry[]): Promise<void> {
   await db.query(
     `INSERT INTO audit_events (company_id, actor_type, actor, action, subject, details, client_address)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [by.companyId, by.actor.type, actorName(by.actor), action, subject, details, by.clientAddress],
+     SELECT $1, $2, $3, e.action, e.subject, e.details, $7
+       FROM unnest($4::text[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(action, subject, details, n)
+      ORDER BY e.n`,
+    [
+      by.companyId,
+      by.actor.type,
+      actorName(by.actor),
+      entries.map((entry) => entry.action),
+      entries.map((entry) => entry.subject ?? ''),
+      entries.map((entry) => JSON.stringify(entry.details ?? {})),
+      by.clientAddress,
+    ],
   );
 }
 

@@ -3,6 +3,7 @@ export {
   AUDIT_ACTIONS,
   listAudit,
   recordAudit,
+  recordAudits,
   sweepAudit,
   withAudit,
   type Actor,

@@ -3,7 +3,7 @@ import { refuse } from '../core/errors.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import { existingSandbox } from '../companies/index.js';
-import { recordAudit, withAudit, worldOf, type Doer } from '../audit/index.js';
+import { recordAudit, recordAudits, withAudit, worldOf, type AuditEntry, type Doer } from '../audit/index.js';
 import { createKey, listKeys, revokeKey, type KeyMode } from './keys/api-keys.js';
 import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.js';
 import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
@@ -146,19 +146,17 @@ export async function recoverFailedEvents(db: Pool, companyId: string, since: Da
 export async function revokeIntegration(pool: Pool, companyId: string, by: Doer): Promise<void> {
   const sandbox = await existingSandbox(pool, companyId);
   await withTransaction(pool, async (db) => {
-    await recordAudit(db, by, { action: 'integration.revoked' });
     // Each key goes in the trail as revoked with it, so that the keys list keeps showing it.
-    const revokedKeys = async (mode: 'live' | 'test', prefixes: string[]) => {
-      for (const prefix of prefixes)
-        await recordAudit(db, by, {
-          action: 'key.revoked',
-          subject: prefix,
-          details: { mode, with: 'the integration' },
-        });
-    };
-    await revokedKeys('live', await revokeIn(db, companyId));
+    const revoked = (mode: KeyMode, prefixes: string[]): AuditEntry[] =>
+      prefixes.map((prefix) => ({
+        action: 'key.revoked',
+        subject: prefix,
+        details: { mode, with: 'the integration' },
+      }));
+    const live = revoked('live', await revokeIn(db, companyId));
     // The sandbox's integration too: its keys and its webhook address go with the company's.
-    if (sandbox) await revokedKeys('test', await revokeIn(db, sandbox));
+    const test = sandbox ? revoked('test', await revokeIn(db, sandbox)) : [];
+    await recordAudits(db, by, [{ action: 'integration.revoked' }, ...live, ...test]);
   });
   // Nothing of a revoked integration is sent again: its events are cancelled, in batches once the
   // revocation has committed, so that no number of them can roll it back.
