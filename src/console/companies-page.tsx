@@ -6,6 +6,7 @@ import type { PageDeps } from './deps.js';
 import { redirectWith } from './flash.js';
 import { CsrfField, Field, FormError, formValues } from './form.js';
 import { Layout } from './layout.js';
+import { PageLinks } from './page-links.js';
 import { render } from './render.js';
 import type { FieldErrors } from './schema-check.js';
 
@@ -40,19 +41,11 @@ function CompaniesPage({ companies, older, newer, values, errors }: CompaniesPro
           ))}
         </ul>
       )}
-      <nav aria-label="Pages of companies">
-        <p>
-          {newer && (
-            <a href={companies[0] ? `/console/companies?before=${companies[0].id}` : '/console/companies'}>
-              Newer companies
-            </a>
-          )}{' '}
-          {older && companies.length > 0 && (
-            <a href={`/console/companies?after=${companies.at(-1)!.id}`}>Older companies</a>
-          )}
-        </p>
-        <p>{older || newer ? 'More companies than this page: follow the links.' : 'Every company is on this page.'}</p>
-      </nav>
+      <PageLinks
+        what={['company', 'companies']}
+        up={newer ? (companies[0] ? `/console/companies?before=${companies[0].id}` : '/console/companies') : undefined}
+        down={older && companies.length > 0 ? `/console/companies?after=${companies.at(-1)!.id}` : undefined}
+      />
     </Layout>
   );
 }

@@ -16,6 +16,7 @@ import {
   type WebhookState,
   type World,
 } from './rest-api-view.js';
+import { PageLinks } from './page-links.js';
 import { KeysSection } from './rest-api-keys.js';
 import { Time } from './time.js';
 
@@ -187,19 +188,11 @@ function DeliveriesSection({ company, deliveries, deliveryErrors, values, older,
         <button type="submit">Redeliver failed since…</button>
       </form>
       {deliveries.length === 0 ? <p>No deliveries yet.</p> : <DeliveryTable path={path} deliveries={deliveries} />}
-      <nav aria-label="Pages of deliveries">
-        <p>
-          {newer && (
-            <a href={deliveries[0] ? `${path}?newer=${deliveries[0].id}#deliveries-heading` : path}>Newer deliveries</a>
-          )}{' '}
-          {older && deliveries.length > 0 && (
-            <a href={`${path}?older=${deliveries.at(-1)!.id}#deliveries-heading`}>Older deliveries</a>
-          )}
-        </p>
-        <p>
-          {older || newer ? 'More deliveries than this page: follow the links.' : 'Every delivery is on this page.'}
-        </p>
-      </nav>
+      <PageLinks
+        what={['delivery', 'deliveries']}
+        up={newer ? (deliveries[0] ? `${path}?newer=${deliveries[0].id}#deliveries-heading` : path) : undefined}
+        down={older && deliveries.length > 0 ? `${path}?older=${deliveries.at(-1)!.id}#deliveries-heading` : undefined}
+      />
     </section>
   );
 }
