@@ -29,7 +29,7 @@ import { refuseUnmetExpectations } from './platform/http/expect.js';
 import { jsonBody } from './platform/http/json-body.js';
 import { closeAfterUnreadBody } from './platform/http/unread-body.js';
 import { originFormTarget } from './platform/http/request-target.js';
-import { rejectNulCharacters } from './platform/http/no-nul.js';
+import { rejectUnstorableText } from './platform/http/no-nul.js';
 import { noStore } from './platform/http/no-store.js';
 import { headAsGet } from './platform/http/head-as-get.js';
 import { requestLogger } from './platform/observability/request-log.js';
@@ -142,7 +142,7 @@ export function createApp({
   );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
-  app.use(rejectNulCharacters);
+  app.use(rejectUnstorableText);
   const validation = { handlers: openApiValidator({ validateResponses }), building: false };
   app.use(headAsGet(validation.handlers));
   validators.set(app, validation);

@@ -98,7 +98,7 @@ export const refuse = {
   /** The webhook receiver failed: what an inspector's publish shows. */
   badGateway: (message: string) => new HttpError('BAD_GATEWAY', 502, message),
   /** An answer given before, given again (an Idempotency-Key's retry). */
-  again: (status: number, message: string) => new HttpError('KEPT_ANSWER', status, message),
+  keptAnswer: (status: number, message: string) => new HttpError('KEPT_ANSWER', status, message),
   /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
   unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) =>
     new HttpError('UNAVAILABLE', 503, message, retryAfter(seconds)),

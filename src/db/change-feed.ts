@@ -5,9 +5,10 @@ import { isReadOnlyTransaction } from './sqlstate.js';
 
 /**
  * The channel on which a key's hash (hex) is notified whenever the key changes, goes
- * (db/migrations/3_api_key_revocation_notify.sql) or comes (11_api_key_insert_notify.sql).
+ * (db/migrations/3_api_key_revocation_notify.sql) or comes (11_api_key_insert_notify.sql). Its name in
+ * the database is older than the insert trigger and stays, as running processes listen on it.
  */
-export const KEY_CHANNEL = 'api_key_revoked';
+export const API_KEY_CHANNEL = 'api_key_revoked';
 /** The channel db/migrations/10_report_change_notify.sql notifies with "<company id> <report id>" (or "*"). */
 export const REPORT_CHANNEL = 'report_changed';
 
@@ -34,7 +35,7 @@ export interface ChangeFeedOptions {
 
 /**
  * What the database announces on commit, for the caches of this process: one LISTEN connection on
- * KEY_CHANNEL and REPORT_CHANNEL, and the barrier that tells a request when it may trust a cache.
+ * API_KEY_CHANNEL and REPORT_CHANNEL, and the barrier that tells a request when it may trust a cache.
  *
  * Delivery is asynchronous, so a cached entry alone proves nothing about a change that committed a
  * moment ago. The barrier is an empty query on the LISTEN connection sent after the request arrived:
@@ -73,7 +74,7 @@ export class ChangeFeed {
   }
 
   /** Calls handler with the payload of every notification on channel, until the returned function is called. */
-  on(channel: typeof KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): () => void {
+  on(channel: typeof API_KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): () => void {
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
     return () =>
       this.handlers.set(
@@ -171,7 +172,7 @@ export class ChangeFeed {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`);
+      await client.query(`LISTEN ${API_KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`);
     } catch (err) {
       this.lost(client, isReadOnlyTransaction(err) ? READ_ONLY_RECONNECT_MS : RECONNECT_MS);
       return;

@@ -64,7 +64,7 @@ function canonicalJson(value: unknown): string {
 /** The id of the report a kept key answered with; throws its refusal again, or 422 for another body. */
 export function answerAgain(kept: Kept): string {
   if (!kept.sameBody) throw differentBody();
-  if (kept.status !== 200) throw refuse.again(kept.status, kept.answer);
+  if (kept.status !== 200) throw refuse.keptAnswer(kept.status, kept.answer);
   return kept.answer;
 }
 

@@ -134,17 +134,17 @@ async function claim(
         throw refuse.conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
       const target = { ...state, ...(await integrationWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
-      const now = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
+      const publishing = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
       // Published now with no attempt, or for the background: recorded in the trail in this transaction.
       const afterFailure = target.pendingWebhookId !== null;
       const audited = async (result: PublishResult) => {
         await recordAudit(db, by, publishedEntry(companyId, reportId, by, result.webhook, afterFailure));
         return result;
       };
-      const published = await publishIfNoAttempt(db, target, notifyIntegration, now);
+      const published = await publishIfNoAttempt(db, target, notifyIntegration, publishing);
       if (published) return audited(published);
       const place = notifier.reserve(companyId);
-      if ('refused' in place) return audited(await publishForLater(db, place.refused, now));
+      if ('refused' in place) return audited(await publishForLater(db, place.refused, publishing));
       release = place.release;
 
       const url = target.webhookUrl!;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ChangeFeed, KEY_CHANNEL } from '../../db/change-feed.js';
+import { ChangeFeed, API_KEY_CHANNEL } from '../../db/change-feed.js';
 import { NotifiedCache } from '../../db/notified-cache.js';
 import type { Queryable } from '../../db/pool.js';
 import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
@@ -41,7 +41,7 @@ export interface ApiKeyCacheOptions {
  * API keys cached in the process (key hash → principal), so a request costs no key lookup, while
  * a revoked key is still refused on the very next request by every process.
  *
- * A NotifiedCache (db/notified-cache.ts) on KEY_CHANNEL: revocation deletes the key, and a trigger
+ * A NotifiedCache (db/notified-cache.ts) on API_KEY_CHANNEL: revocation deletes the key, and a trigger
  * notifies its hash, delivered on commit through the process's ChangeFeed. Before trusting an entry, a
  * request waits for the feed's barrier, after which every revocation that committed before the request
  * arrived has been applied. Whenever the feed is down, slow or reconnecting, the cache is emptied and
@@ -70,7 +70,7 @@ export class ApiKeyCache implements KeyAuthenticator {
     this.feed = feed ?? new ChangeFeed({ connectionString: connectionString!, waitMillis });
     this.cache = new NotifiedCache({
       feed: this.feed,
-      channel: KEY_CHANNEL,
+      channel: API_KEY_CHANNEL,
       // The payload is a key's hash; '*' (or nothing) means every key may have changed.
       changeOf: (hash) => (!hash || hash === '*' ? undefined : { scope: hash, keys: [hash] }),
       maxAgeMs: MAX_AGE_MS,

@@ -90,7 +90,7 @@ function findUnstorableQuery(url: string): string | undefined {
  * PostgreSQL text cannot hold the NUL character, and text that is not well-formed Unicode would be
  * stored changed: refuse either up front, naming the field or query parameter.
  */
-export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
+export const rejectUnstorableText: RequestHandler = (req, _res, next) => {
   const found =
     findUnstorableText(req.body) ?? findUnstorableQuery(req.originalUrl) ?? findUnstorableText(req.path, 'path');
   if (found) throw refuse.badRequest(found);
