@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
 import { HttpError } from '../core/errors.js';
 import type { FieldWording } from '../core/error-wording-types.js';
-import { SPEC_PATH } from '../platform/http/openapi-validator.js';
+import { openApiDocument } from '../platform/http/openapi-document.js';
 import { describeValidationErrors } from '../platform/http/validation-messages.js';
 
 /** A form's errors by field name; '' holds the one that belongs to no field of the form. */
@@ -47,7 +45,7 @@ function asValidatorItem(error: ErrorObject) {
  */
 export function formChecker(wording: FieldWording) {
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-  ajv.addSchema(parse(readFileSync(SPEC_PATH, 'utf8')) as object, 'doc');
+  ajv.addSchema(openApiDocument(), 'doc');
   const validatorOf = (schema: string) => ajv.getSchema(`doc#/components/schemas/${schema}`)!;
 
   /** The form's input as the schema describes it, or its errors (400) at the field they name. */

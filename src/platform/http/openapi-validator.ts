@@ -1,12 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
-import { parse } from 'yaml';
+import { openApiDocument } from './openapi-document.js';
 
-/** The full contract (partner and internal parts): the single source of truth. */
-export const SPEC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi.yaml');
+export { SPEC_PATH } from './openapi-document.js';
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 
@@ -19,7 +15,7 @@ type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
  * `#` and a literal `+`; the service accepts both forms.
  */
 function validatorDocument(): ApiSpec {
-  const document = parse(readFileSync(SPEC_PATH, 'utf8')) as unknown;
+  const document = openApiDocument();
   const visit = (node: unknown): void => {
     if (typeof node !== 'object' || node === null) return;
     const record = node as Record<string, unknown>;

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Request } from 'express';
-import { parse } from 'yaml';
-import { SPEC_PATH } from './openapi-validator.js';
+import { openApiDocument } from './openapi-document.js';
 
 /** Logs and metrics label requests by this when no path of the document matches: bounded cardinality. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -10,7 +8,7 @@ interface ValidatedRequest {
   openapi?: { openApiRoute?: string };
 }
 
-const templates = Object.keys((parse(readFileSync(SPEC_PATH, 'utf8')) as { paths: object }).paths).map((template) => ({
+const templates = Object.keys(openApiDocument<{ paths: object }>().paths).map((template) => ({
   template,
   // Express matches paths case-insensitively and with or without a trailing slash.
   regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),

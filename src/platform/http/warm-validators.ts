@@ -1,9 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { createServer, type Server } from 'node:http';
 import { stopServer } from './listen.js';
-import { SPEC_PATH } from './openapi-validator.js';
+import { openApiDocument } from './openapi-document.js';
 
 interface Operation {
   method: string;
@@ -35,7 +33,7 @@ const resolve = (document: Node, ref: string): Node =>
 
 /** Every operation of the document, with a path its parameters fill and an example body. */
 function operations(): Operation[] {
-  const document = parse(readFileSync(SPEC_PATH, 'utf8')) as Node;
+  const document = openApiDocument<Node>();
   return Object.entries(document.paths as Record<string, Node>).flatMap(([template, item]) =>
     METHODS.filter((method) => item[method]).map((method) => ({
       method: method.toUpperCase(),
