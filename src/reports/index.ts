@@ -5,7 +5,7 @@ export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';
 export { findForCompany, listForCompany } from './read.js';
 export { cursorParam, encodeCursor, type ListCursor } from './cursor.js';
 export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
-export { REPORT_FIELD_WORDING, reportNotFound } from './report-error-wording.js';
+export { REPORT_FIELD_WORDING, beingPublished, reportNotFound } from './report-error-wording.js';
 export { cameThroughApi } from './fields.js';
 export { ReportWriter } from './write.js';
 export { wipeSandbox } from './sandbox.js';

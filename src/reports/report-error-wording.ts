@@ -27,6 +27,10 @@ export const REPORT_FIELD_WORDING: FieldWording = {
 /** The 404 of a report id in a path, the same whether it is unknown, another company's or malformed. */
 export const reportNotFound = (id: string) => `report ${quoted(id)} not found`;
 
+/** The 409 of a report whose publish is delivering its webhook now (status.ts publishInFlight): it passes. */
+export const beingPublished = (report: string) =>
+  `${report} is being published (its webhook delivery is in flight): try again later`;
+
 /** The 400 of inspector e-mails that name no user: a list has more room than one id, still far under `error`'s. */
 export const notUsersOfCompany = (emails: string[]) =>
   `inspectorEmails are not users of this company: ${quoted(emails.join(', '), 1000)}`;

@@ -16,6 +16,12 @@ import { reportNotFound } from './report-error-wording.js';
  */
 
 /** A start, as markStarted leaves it: the report, whether it left `new` now, and where it came from. */
+/**
+ * Whether a publish holds the report's claim now (its webhook delivery in flight): no other publish and
+ * no partner update may change the report until the claim ends or runs out. SQL of the row `table`.
+ */
+export const publishInFlight = (table: string) => `coalesce(${table}.publish_claimed_until > clock_timestamp(), false)`;
+
 export interface Started {
   report: Report;
   /** The report was new and is in progress from this call on; false when it already was. */
@@ -111,7 +117,7 @@ async function readPublishState(
   const { rows } = await db.query<PublishState>(
     `SELECT integration_id AS "integrationId", from_rest_service AS "fromRestService",
             pending_webhook_id AS "pendingWebhookId",
-            coalesce(publish_claimed_until > clock_timestamp(), false) AS "publishInFlight",
+            ${publishInFlight('reports')} AS "publishInFlight",
             CASE WHEN status = 'published' THEN ${isoTimestamp('updated_at')} ELSE '' END AS "publishedAt"
        FROM reports
       WHERE company_id = $1 AND id = $2

@@ -1,6 +1,7 @@
 import type { ReportInput } from '../api-types.js';
 import { INPUT_FIELDS, type Field, type Origin } from './fields.js';
 import { KEY_LIFETIME, type Idempotency } from './idempotency.js';
+import { publishInFlight } from './status.js';
 
 /** The write statement of reports, derived from the field catalogue (fields.ts), and a write's input row. */
 
@@ -115,7 +116,7 @@ function writtenCte(fold: boolean, idempotency: boolean): string {
            (SELECT ${updated.map(([, sql]) => sql).join(',\n                   ')},
                    clock_timestamp()
               FROM ${source} WHERE ${w}.new_id = EXCLUDED.id)
-     WHERE reports.status <> 'published' AND NOT coalesce(reports.publish_claimed_until > clock_timestamp(), false)
+     WHERE reports.status <> 'published' AND NOT ${publishInFlight('reports')}
     RETURNING id, company_id, rest_id, (xmax = 0) AS created
   )`;
 }

@@ -8,7 +8,7 @@ import { refuse, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { turnFor } from '../core/loop-turns.js';
 import type { Origin } from './fields.js';
-import { notUsersOfCompany } from './report-error-wording.js';
+import { beingPublished, notUsersOfCompany } from './report-error-wording.js';
 import type { Idempotency, Kept } from './idempotency.js';
 import { inputRow, UPSERT } from './write-statement.js';
 import { isSandboxFull, sandboxFull } from './sandbox.js';
@@ -243,7 +243,5 @@ async function refusedUpdate(db: Queryable, companyId: string, restId: string): 
   );
   return rows[0]?.status === 'published'
     ? refuse.conflict(`report with restId ${quoted(restId)} is published and can no longer be updated`)
-    : refuse.conflictForNow(
-        `report with restId ${quoted(restId)} is being published (its webhook delivery is in flight): try again later`,
-      );
+    : refuse.conflictForNow(beingPublished(`report with restId ${quoted(restId)}`));
 }

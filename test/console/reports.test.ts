@@ -347,7 +347,7 @@ describe('console: the reports inbox and publishing', () => {
     expect(statuses).to.deep.equal([303, 409]);
     expect(refused.status).to.equal(409);
     expect(refused.text).to.include(
-      `<p class="form-error" role="alert">report ${id} is being published: its webhook delivery is in flight</p>`,
+      `<p class="form-error" role="alert">report ${id} is being published (its webhook delivery is in flight): try again later</p>`,
     );
     expect(suite.receiver.at(company.path)).to.have.length(1);
     expect((await statusOf(id)).status).to.equal('published');

@@ -5,6 +5,7 @@ import { isRefusal, refuse } from '../../core/errors.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { quoted } from '../../core/quoted.js';
 import {
+  beingPublished,
   claimForDelivery,
   findForCompany,
   lockForPublish,
@@ -130,8 +131,7 @@ async function claim(
     return await withTransaction(pool, async (db) => {
       const state = await lockForPublish(db, companyId, reportId, precondition);
       if (!state) return undefined;
-      if (state.publishInFlight)
-        throw refuse.conflict(`report ${quoted(reportId)} is being published: its webhook delivery is in flight`);
+      if (state.publishInFlight) throw refuse.conflictForNow(beingPublished(`report ${quoted(reportId)}`));
       const target = { ...state, ...(await integrationWebhook(db, companyId, state.integrationId)) };
       const webhookId = target.pendingWebhookId ?? newWebhookId();
       const publishing = { companyId, reportId, publishedUrl, webhookId, mode, integrationId: state.integrationId };
