@@ -425,7 +425,9 @@ describe('publishing and the reportPublished webhook', () => {
       const first = publish(suite.allowed.app, company.companyId, id, body).then((res) => res);
       try {
         await until(() => suite.receiver.at(company.path).length === 1, 'delivered');
-        const inFlight = { error: `report ${id} is being published (its webhook delivery is in flight): try again later` };
+        const inFlight = {
+          error: `report ${id} is being published (its webhook delivery is in flight): try again later`,
+        };
         // From another server process too, and without notifying: one publish of a report at a time.
         await publish(impatient.app, company.companyId, id, body).expect(409, inFlight);
         await publish(suite.allowed.app, company.companyId, id, { ...body, notifyIntegration: false }).expect(
