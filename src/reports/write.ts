@@ -2,8 +2,8 @@ import type { ReportInput } from '../api-types.js';
 import { Batcher } from '../db/batcher.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { SentOnce } from '../db/sent-once.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { isSerializationFailure, isStatementTimeout } from '../db/sqlstate.js';
+import { isDatabaseUnreachable } from '../db/unavailable.js';
+import { isSerializationFailure } from '../db/sqlstate.js';
 import { refuse, type HttpError } from '../core/errors.js';
 import { quoted } from '../core/quoted.js';
 import { turnFor } from '../core/loop-turns.js';
@@ -117,7 +117,7 @@ async function upsertBatch(db: Queryable, writes: Write[]): Promise<PromiseSettl
   try {
     return await upsert(db, writes);
   } catch (err) {
-    if (isDatabaseUnavailable(err) && !isStatementTimeout(err)) throw err;
+    if (isDatabaseUnreachable(err)) throw err;
     if (writes.length === 1 && !isKeyTaken(err)) throw err;
     return eachAlone(db, writes);
   }
@@ -196,8 +196,8 @@ export class ReportWriter {
       size: (write) => write.json.length,
       group: (write) => write.origin.companyId,
       key: (write) => write.restId,
-      // Not a statement timeout (57014): the database answers, the writes waiting may well succeed.
-      failsWaiting: (err) => isDatabaseUnavailable(err) && !isStatementTimeout(err),
+      // Not a statement timeout: the database answers, the writes waiting may well succeed.
+      failsWaiting: isDatabaseUnreachable,
       waitMillis,
       tooLong: () => refuse.databaseUnavailable(),
     });
