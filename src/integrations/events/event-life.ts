@@ -127,6 +127,8 @@ interface Found extends AddressState {
   /** How long until resume_at (0 when past). */
   resumeInMs: number | null;
   integrationId: string;
+  /** The address has a run of failures or a pause for a success to end. */
+  hasFailures: boolean;
 }
 
 /** The state a failed attempt leaves its event in, the address still enabled. */
@@ -179,7 +181,9 @@ export async function settleAttempt(
             CASE WHEN e.resume_at IS NOT NULL
                  THEN greatest(0, (extract(epoch FROM e.resume_at - clock_timestamp()) * 1000)::int) END AS "resumeInMs",
             i.id AS "integrationId", i.revoked_at IS NOT NULL AS revoked, i.webhook_generation AS generation,
-            i.webhook_disabled_reason AS "disabledReason"
+            i.webhook_disabled_reason AS "disabledReason",
+            (i.webhook_failing_since IS NOT NULL OR i.webhook_last_failure_at IS NOT NULL
+             OR i.webhook_paused_until IS NOT NULL) AS "hasFailures"
        FROM webhook_events e JOIN integrations i ON i.company_id = e.company_id AND i.id = e.integration_id
       WHERE e.company_id = $1 AND e.id = $2 AND e.status IN ('pending', 'sending') FOR UPDATE OF e`,
     [companyId, eventId],
@@ -223,7 +227,8 @@ async function decide(
   if (address.generation !== attempt.generation)
     return { status: 'pending', error: 'the webhook address changed during the attempt', waitMs: 0, failures };
   if (delivered) {
-    await addressWorked(db, companyId, integrationId, attempt.generation);
+    // Most successes follow successes: nothing to end, no statement.
+    if (event.hasFailures) await addressWorked(db, companyId, integrationId, attempt.generation);
     return { status: 'delivered', error: '', waitMs: null, failures };
   }
   if (address.disabledReason !== '')
