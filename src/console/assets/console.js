@@ -1,6 +1,6 @@
 // The console's one script of its own, loaded from this origin (the CSP allows no inline script).
-// A "Copy" button copies the text of the element its data-copy names; a form with data-confirm asks
-// before it is sent. Both are conveniences: without script, the text can be selected and the form is sent.
+// A "Copy" button copies the text of the element its data-copy names: without script, the text can be selected.
+// Actions that need confirming have a confirmation page of their own, which works without script.
 // The part a page focuses (its `autofocus`: an action's outcome, the question after "Publish") is
 // focused and scrolled into view by the browser itself.
 document.addEventListener('click', (event) => {
@@ -10,13 +10,9 @@ document.addEventListener('click', (event) => {
   if (source) void navigator.clipboard.writeText(source.textContent.trim());
 });
 
-document.addEventListener('submit', (event) => {
-  const message = event.target instanceof HTMLFormElement ? event.target.getAttribute('data-confirm') : null;
-  if (message && !window.confirm(message)) event.preventDefault();
-});
-
 // A form marked data-submit-once is sent once: a second click or Enter while the first is under way
 // does nothing, and its buttons are disabled once the browser has taken the button pressed into the form's values.
+// (htmx's hx-disabled-elt does this only for requests htmx makes; these forms are the browser's own posts.)
 document.addEventListener('submit', (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute('data-submit-once') || event.defaultPrevented) return;
