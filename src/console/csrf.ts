@@ -6,13 +6,10 @@ import { sameSecret } from '../platform/http/app-token.js';
 const signedOutForm = (path: string) => path === '/sign-in' || /^\/invitations\/[^/]+$/.test(path);
 
 /**
- * Refuses every request that may change something (any method but GET and HEAD) unless it comes from
- * a page of this origin: a present Origin must be this origin, `Sec-Fetch-Site: cross-site` is refused,
- * and the form's `_csrf` must equal the session's token (compared in constant time). The pages'
- * `Referrer-Policy: same-origin` lets a browser send their own forms' real Origin (headers.ts); any other
- * Origin, `null` included, is refused. SameSite=Strict alone is not enough: older browsers ignore it,
- * and a sibling subdomain is the same site.
- * Runs after the session is read and the form parsed, before any handler.
+ * Refuses a request that may change something (not GET or HEAD) unless it comes from this origin's own
+ * page: no cross-site Sec-Fetch-Site, no other Origin (`null` included), and the form's `_csrf` equal to
+ * the session's token. SameSite=Strict alone is not enough: older browsers ignore it, and a sibling
+ * subdomain is the same site.
  */
 export const csrfProtection: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();

@@ -44,13 +44,9 @@ function operations(): Operation[] {
 }
 
 /**
- * Builds the validators of every operation now (WARM_VALIDATORS=true: as the service starts). express-openapi-validator
- * compiles an operation's request and response validators when its first request comes, and compiling
- * blocks the event loop far longer than any request's own work, during which every other request of
- * every company waits. Here each operation gets one request (its document example as the body) through
- * the very `validator` handlers the app uses, on a server of its own on 127.0.0.1 that answers every
- * request with an empty body: the answer builds the operation's response validators (which refuse it;
- * no matter, nothing is sent anywhere).
+ * Compiles every operation's validators at start (WARM_VALIDATORS=true) instead of at its first request,
+ * when compiling would block the event loop for every company: one example request per operation goes
+ * through the app's own validator handlers, on a private 127.0.0.1 server.
  */
 export async function warmValidators(validator: RequestHandler[]): Promise<void> {
   const app = express();

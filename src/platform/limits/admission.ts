@@ -1,29 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { LoopLoad } from './loop-load.js';
 
-/**
- * Admission of each company's requests to the shared process: at most `perCompany` of a company's
- * requests are handled at once while other companies are at work too (`perCompanyAlone` while it is the
- * only one: capacity nobody else asks for is lent, so one company alone loses nothing), and the bytes
- * they move (their bodies, and the answers they are expected to send) are bounded for each company
- * (while others are at work) and for the process. A request past its company's share waits its turn in its company's
- * queue (first come, first served within the company; companies served in turn when the process's
- * bytes free up), so one company's flood queues behind itself and never ahead of another company.
- * The queue is bounded in length and in time: past either the request is refused.
- *
- * The event loop is shared the same way: while other companies are at work and the loop is busy
- * (`loop`), a company that moved more than its share of the bytes lately (the recent bytes of the
- * companies at work, divided by their number) waits until the loop is no longer busy. Each megabyte a
- * request moves is milliseconds of the loop's one thread (decoding, parsing, checking, serialising,
- * writing), and every other company's request waits for the loop at each of its steps: one company's
- * large pages or bodies, admitted one at a time, would still keep it nearly full.
- *
- * What is lent to a company alone is bounded in bytes too (LENT_BYTES): all of it is still in
- * flight when another company comes to work, ahead of that company's first requests, which wait for
- * every byte of it on the loop. And requests that waited together are not all refused in the same moment: each one's wait ends at
- * a time of its own, between half and all of `waitMillis`, for a refused request's body is still read
- * (to keep its connection), and a flood's queue refused at once is that many bodies read at once.
- */
+// Admission: how one process shares itself between companies. Each company gets a bounded number of
+// requests and bytes in flight (more while it is alone, so nobody loses capacity nobody else wants); past
+// its share a request waits in its company's own queue, so a flood queues behind itself, never ahead of
+// another company. While the event loop is busy, a company that moved more than its share of bytes lately
+// waits too: bytes are the loop's time. Queues are bounded in length and time, and waits end at spread-out
+// moments so a refused flood's bodies are not all read at once.
+
 export interface AdmissionOptions {
   /** Requests of one company handled at once while other companies sent requests within the last second. */
   perCompany: number;
