@@ -16,6 +16,11 @@ const PREFIXES = { live: KEY_PREFIX, test: `${KEY_PREFIX}test_` } as const;
 /** Which world a key works in: the company's own (live) or its sandbox (test). */
 export type KeyMode = keyof typeof PREFIXES;
 
+/** A key's world is told by its prefix alone, here and in SQL (a key's stored prefix column, `prefixSql`). */
+const modeOf = (key: string): KeyMode => (key.startsWith(PREFIXES.test) ? 'test' : 'live');
+const modeSql = (prefixSql: string) =>
+  `CASE WHEN starts_with(${prefixSql}, '${PREFIXES.test}') THEN 'test' ELSE 'live' END`;
+
 export const hashKey = (key: string): Buffer => sha256(key);
 
 /** 32 random bytes (256 bits), base64url, behind the prefix. */
@@ -66,7 +71,8 @@ export async function authenticate(db: Queryable, key: string): Promise<KeyPrinc
 }
 
 async function lookUpKey(db: Queryable, key: string, record: boolean): Promise<KeyPrincipal | undefined> {
-  const test = key.startsWith(PREFIXES.test);
+  const mode = modeOf(key);
+  const test = mode === 'test';
   // A test key's company is its sandbox; its owner, whose users its reports name, the sandbox's owner.
   const owner = test ? '(SELECT c.sandbox_of FROM companies c WHERE c.id = k.company_id)' : 'k.company_id';
   // A statement that writes is refused whole by a read-only database, even when it would change no row.
@@ -83,11 +89,11 @@ async function lookUpKey(db: Queryable, key: string, record: boolean): Promise<K
        SELECT company_id, id, integration_id, last_used_at FROM api_keys WHERE key_hash = $1
      )${record ? touched : ''}
      SELECT company_id AS "companyId", id AS "keyId", integration_id AS "integrationId",
-            ${owner} AS "ownerCompanyId", '${test ? 'test' : 'live'}' AS mode
+            ${owner} AS "ownerCompanyId", '${mode}' AS mode
        FROM k`,
     values: [hashKey(key)],
   });
-  return rows[0] && { ...rows[0], keyPrefix: keyPrefix(key, test ? 'test' : 'live') };
+  return rows[0] && { ...rows[0], keyPrefix: keyPrefix(key, mode) };
 }
 
 /**
@@ -129,11 +135,11 @@ function insertKey(db: Queryable, companyId: string, hash: Buffer, prefix: strin
 /** The companies whose keys are the company's: its own and its sandbox's. */
 const OWNERS = '(SELECT id FROM companies WHERE id = $1 OR sandbox_of = $1)';
 
-/** A key as lists show it ($1: the company whose keys they are, its sandbox's being test keys). */
+/** A key as lists show it. */
 const KEY_COLUMNS = `a.id, a.prefix,
             ${isoTimestamp('a.created_at')} AS "createdAt",
             ${isoTimestamp('a.last_used_at')} AS "lastUsedAt",
-            CASE WHEN a.company_id = $1 THEN 'live' ELSE 'test' END AS mode`;
+            ${modeSql('a.prefix')} AS mode`;
 
 /** The company's keys of both worlds, newest first (only an active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
@@ -184,7 +190,7 @@ export async function revokeKey(
   if (!isUuid(keyId)) return undefined;
   const { rows } = await db.query<{ prefix: string; mode: KeyMode }>(
     `DELETE FROM api_keys WHERE company_id IN ${OWNERS} AND id = $2
-     RETURNING prefix, CASE WHEN company_id = $1 THEN 'live' ELSE 'test' END AS mode`,
+     RETURNING prefix, ${modeSql('prefix')} AS mode`,
     [companyId, keyId],
   );
   return rows[0];
