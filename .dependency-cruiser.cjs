@@ -4,7 +4,7 @@
  * - src/platform: http (transport), observability (logs, metrics), limits (fair shares, rate limits).
  * - src/db: pool, migrations, change feed, notified cache, batcher.
  * - src/reports, src/integrations, src/companies, src/audit: the product's components; each is used by the
- *   others only through its index.ts, and writes only its own tables (test/table-owners.test.ts).
+ *   others only through its index.ts, and writes only its own tables (test/table-owners.unit.test.ts).
  * - src/console: the server-rendered console, a layer above the components: it uses them through their
  *   index.ts, and only the composition (app.ts) mounts it.
  * - src/local: local development (embedded PostgreSQL, the demo seed, ports and pids), started by the

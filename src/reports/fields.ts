@@ -7,7 +7,7 @@ import { formatInvoiceItem, joinList, parseInvoiceItems, toList } from './field-
  * a field (with openapi.yaml and a migration adding its column). Everything else is derived from it:
  * the write statement (write-statement.ts), the reads (read.ts), the display_bytes column's functions
  * (display-bytes.ts, written into migrations from `npm run gen`'s generated/report-display-bytes.sql),
- * the sample report (sample.ts) and the benchmark yardstick's mapping. test/reports/field-catalogue.test.ts
+ * the sample report (sample.ts) and the benchmark yardstick's mapping. test/reports/field-catalogue.unit.test.ts
  * fails when this catalogue, openapi.yaml's ReportInput and Report, and the reports table disagree.
  */
 
