@@ -13,7 +13,7 @@ import {
 
 export { ConfigError };
 
-/** Configuration, parsed and checked once from the environment. Only server.ts and scripts call loadConfig. */
+/** Configuration, parsed and checked once from an environment: by server.ts, the scripts and the test harness. */
 export interface Config {
   readonly port: number;
   readonly host: string;

@@ -1,21 +1,18 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createApp, sweepExpiredSessions, warmUp } from './app.js';
+import { appDepsFor, changeFeedFor, poolFor } from './app-deps.js';
+import { createApp, sweepExpiredSessions, warmUp, type AppDeps } from './app.js';
 import type { Config } from './config.js';
-import { createPool, type Pool } from './db/pool.js';
+import type { Pool } from './db/pool.js';
 import { listen, stopServer } from './platform/http/listen.js';
 import type { Logger } from './platform/observability/logger.js';
-import { ChangeFeed } from './db/change-feed.js';
-import { ReportCache, ReportWriter, sweepEvery } from './reports/index.js';
+import type { ChangeFeed } from './db/change-feed.js';
+import { ReportCache, sweepEvery } from './reports/index.js';
 import { sweepAudit } from './audit/index.js';
-import { ApiKeyCache, createNotifier, DeliveryWorker, placeEvents, sweepOldEvents } from './integrations/index.js';
-import { Admission } from './platform/limits/admission.js';
+import { ApiKeyCache, DeliveryWorker, placeEvents, sweepOldEvents } from './integrations/index.js';
 import { EventLoopLoad } from './platform/limits/loop-load.js';
-import { RateLimiter } from './platform/limits/rate-limiter.js';
+import type { RateLimiter } from './platform/limits/rate-limiter.js';
 
-/** Requests of one company waiting for their turn in this process, at most, and for how long. */
-const ADMISSION_MAX_WAITING = 256;
-const ADMISSION_WAIT_MS = 2_000;
 /**
  * The event loop's utilisation past which a company that moved more than its share of the bytes waits
  * for the loop (platform/limits/admission.ts): below it, another company's request seldom waits for the
@@ -36,37 +33,13 @@ function sweepConsoleAndAudit(db: Pool, auditRetentionMs: number): NodeJS.Timeou
   return timer.unref();
 }
 
-/** Each key's request budget (across processes, through the database) and each company's share of this process. */
-function partnerLimits(config: Config, db: Pool) {
-  const rateLimiter =
-    config.rateLimitPerMinute > 0 ? new RateLimiter({ perMinute: config.rateLimitPerMinute, db }) : undefined;
-  const admission = new Admission({
-    perCompany: config.companyMaxInFlight,
-    perCompanyAlone: config.companyMaxInFlightAlone,
-    companyBytes: config.companyBytesInFlight,
-    processBytes: config.bytesInFlight,
-    maxWaiting: ADMISSION_MAX_WAITING,
-    waitMillis: ADMISSION_WAIT_MS,
-    loop: new EventLoopLoad(LOOP_BUSY),
-  });
-  return { admission, rateLimiter };
-}
-
 /**
- * The webhook's deliveries: the notifier of publishes, the retry policy of events, the background
- * attempts of due events (with places of their own, as many as publishes have), the placing of events in
+ * The webhook's deliveries in the background: the attempts of due events, through the app's notifier
+ * and retry policy (with places of their own, as many as publishes have), the placing of events in
  * the feed left by a stopped process, and the sweep of events past EVENT_RETENTION; the worker starts once
  * the process listens.
  */
-function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
-  // Extra CAs for receivers come from Node's own NODE_EXTRA_CA_CERTS, read at process start.
-  const notifier = createNotifier({
-    allowedCidrs: config.webhookAllowedCidrs,
-    timeoutMs: config.webhookTimeoutMs,
-    maxInFlight: config.webhookMaxInFlight,
-    maxInFlightPerCompany: config.webhookMaxInFlightPerCompany,
-  });
-  const retryPolicy = { schedule: config.webhookRetrySchedule, disableAfterMs: config.webhookDisableAfterMs };
+function webhookDeliveries(config: Config, { db, logger, notifier, retryPolicy }: AppDeps) {
   const worker = new DeliveryWorker({
     db,
     notifier,
@@ -82,7 +55,7 @@ function webhookDeliveries(config: Config, db: Pool, logger: Logger) {
   const timers = [setInterval(sweep, config.eventSweepIntervalMs), setInterval(place, config.webhookRetryPollMs)];
   for (const timer of timers) timer.unref();
   const eventTimers = { stop: () => timers.forEach(clearInterval) };
-  return { notifier, retryPolicy, worker, eventTimers };
+  return { worker, eventTimers };
 }
 
 /** One process serving HTTP: where it listens, and how it stops. */
@@ -111,40 +84,18 @@ export async function startServingProcess(
   appToken: string,
   logger: Logger,
 ): Promise<ServingProcess> {
-  const db = createPool({
-    connectionString: databaseUrl,
-    max: config.databasePoolMax,
-    connectionTimeoutMillis: config.databaseConnectTimeoutMs,
-    statementTimeoutMillis: config.databaseStatementTimeoutMs,
-    preparedStatements: config.databasePreparedStatements,
-  });
+  const db = poolFor(config, databaseUrl);
   // Keys and reports cached in the process, changes announced across processes through LISTEN/NOTIFY
-  // (see ChangeFeed). LISTEN needs a session of its own, so it takes the direct connection, as
-  // migrations do.
-  const feed = new ChangeFeed({
-    connectionString: config.migrationDatabaseUrl ?? databaseUrl,
-    waitMillis: config.databaseConnectTimeoutMs,
-  });
+  // (see ChangeFeed).
+  const feed = changeFeedFor(config, databaseUrl);
   const apiKeys = new ApiKeyCache({ db, feed });
   const reports = new ReportCache({ db, feed });
-  const { admission, rateLimiter } = partnerLimits(config, db);
   const sweeper = sweepEvery(db, SWEEP_MS);
   const sessionSweeper = sweepConsoleAndAudit(db, config.auditRetentionMs);
-  const { notifier, retryPolicy, worker, eventTimers } = webhookDeliveries(config, db, logger);
-  const app = createApp({
-    db,
-    logger,
-    validateResponses: config.validateResponses,
-    appToken,
-    notifier,
-    retryPolicy,
-    apiKeys,
-    reports,
-    writes: new ReportWriter(db),
-    publicBaseUrl: config.publicBaseUrl,
-    trustProxy: config.trustProxy,
-    limits: { admission, rateLimiter },
-  });
+  const loop = new EventLoopLoad(LOOP_BUSY);
+  const deps = appDepsFor(config, { db, appToken, logger, apiKeys, reports, loop });
+  const { worker, eventTimers } = webhookDeliveries(config, deps);
+  const app = createApp(deps);
   const server = await listen(app, config.port, config.host);
   if (config.webhookWorker) worker.start();
   if (config.warmValidators) warmUpInBackground(app, logger);
@@ -159,6 +110,7 @@ export async function startServingProcess(
       sweeper.stop();
       eventTimers.stop();
       clearInterval(sessionSweeper);
+      const { rateLimiter } = deps.limits;
       return stopServingProcess(signal, { config, logger, server, worker, rateLimiter, apiKeys, feed, db });
     },
   };

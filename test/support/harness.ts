@@ -1,19 +1,19 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Test } from 'supertest';
+import { appDepsFor, partnerLimitsFor, poolFor } from '../../src/app-deps.js';
 import { createApp, type AppDeps } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import type { ChangeFeed } from '../../src/db/change-feed.js';
-import { createPool, withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { ApiKeyCache } from '../../src/integrations/keys/api-key-cache.js';
 import { databaseReports, ReportCache } from '../../src/reports/cache.js';
-import { ReportWriter } from '../../src/reports/write.js';
 import { createKey } from '../../src/integrations/keys/api-keys.js';
 import { addUser, createCompany, sandboxOf } from '../../src/companies/companies.js';
-import { createNotifier } from '../../src/integrations/webhooks/notifier.js';
-import { Admission } from '../../src/platform/limits/admission.js';
-import { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
+import type { RateLimiter } from '../../src/platform/limits/rate-limiter.js';
 import { assertMatchesContract } from './contract.js';
+import { APP_TOKEN, TEST_ENV, TEST_RETRY_POLICY } from './test-settings.js';
 import {
   dropProcessDatabases,
   makeProcessTemplate,
@@ -77,36 +77,39 @@ export const mochaHooks = {
   },
 };
 
+export { APP_TOKEN, TEST_RETRY_POLICY } from './test-settings.js';
+
 export function databaseUrl(): string {
   const url = process.env[URL_VARIABLE];
   if (!url) throw new Error('the test database is not started (mochaGlobalSetup)');
   return url;
 }
 
-export function pool(): Pool {
-  return (sharedPool ??= createPool({ connectionString: databaseUrl(), max: 20 }));
+/** The configuration of a test app: the tests' settings, and a test's own over them. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ ...TEST_ENV, DATABASE_URL: databaseUrl(), APP_TOKEN, ...env });
 }
 
-/** The retry policy of test apps: a short schedule (three waits of a fraction of a second), disabling after a minute. */
-export const TEST_RETRY_POLICY = { schedule: [200, 200, 200], disableAfterMs: 60_000 };
+export function pool(): Pool {
+  // Room for a file's requests and its factories' writes at once, on the one pool they share.
+  return (sharedPool ??= poolFor(testConfig({ DATABASE_POOL_MAX: '20' }), databaseUrl()));
+}
 
-/** The application token of the test apps (Authorization: Bearer for /internal). */
-export const APP_TOKEN = 'test-app-token-0123456789abcdef0123456789';
-
-/** The dependencies of a test app: silent logs, responses validated, the default (guarded) notifier, a key cache. */
+/**
+ * The dependencies of a test app, made as the serving process makes its own (app-deps.ts), with a
+ * test's overrides: caches of API keys and reports on a change feed of the app's own, and the retry
+ * policy above.
+ */
 export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
-  return {
+  const config = testConfig();
+  const deps = appDepsFor(config, {
     db,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    validateResponses: true,
     appToken: APP_TOKEN,
-    notifier: createNotifier({ allowedCidrs: [], timeoutMs: 10_000, maxInFlight: 32, maxInFlightPerCompany: 4 }),
-    retryPolicy: TEST_RETRY_POLICY,
-    limits: testLimits(db),
-    ...overrides,
+    logger: createLogger(config.logLevel),
     ...caches(db, overrides),
-    writes: overrides.writes ?? new ReportWriter(db),
-  };
+  });
+  closeAfterTheFile(deps.limits.rateLimiter);
+  return { ...deps, retryPolicy: TEST_RETRY_POLICY, ...overrides };
 }
 
 /**
@@ -120,20 +123,20 @@ function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps,
 }
 
 /**
- * The partner limits of a test app: a budget no test reaches (so that every answer carries the RateLimit
- * fields and is checked against the document) and shares as in production.
+ * The partner limits of a test app, as the serving process makes them, with a test's own budget per
+ * key and share per company (the tests' settings otherwise).
  */
-export function testLimits(db: Pool, { perMinute = 1_000_000, perCompany = 8 } = {}) {
-  const rateLimiter = new RateLimiter({ perMinute, db });
-  rateLimiters.push(rateLimiter);
-  const admission = new Admission({
-    perCompany,
-    companyBytes: 1024 * 1024,
-    processBytes: 32 * 1024 * 1024,
-    maxWaiting: 256,
-    waitMillis: 2_000,
-  });
-  return { admission, rateLimiter };
+export function testLimits(db: Pool, { perMinute, perCompany }: { perMinute?: number; perCompany?: number } = {}) {
+  const env: Record<string, string> = {};
+  if (perMinute !== undefined) env.RATE_LIMIT_PER_MINUTE = String(perMinute);
+  if (perCompany !== undefined) env.COMPANY_MAX_IN_FLIGHT = env.COMPANY_MAX_IN_FLIGHT_ALONE = String(perCompany);
+  const limits = partnerLimitsFor(testConfig(env), db);
+  closeAfterTheFile(limits.rateLimiter);
+  return { admission: limits.admission, rateLimiter: limits.rateLimiter! };
+}
+
+function closeAfterTheFile(rateLimiter: RateLimiter | undefined): void {
+  if (rateLimiter) rateLimiters.push(rateLimiter);
 }
 
 function keyCache(db: Pool): ApiKeyCache {
@@ -174,7 +177,7 @@ export function countingPool(): { db: Queryable; queries: () => number } {
 
 /** A fresh app on its own pool: a second server process sharing the database. */
 export function newApp(overrides: Partial<AppDeps> = {}): { app: Express; pool: Pool } {
-  const ownPool = createPool({ connectionString: databaseUrl(), max: 10 });
+  const ownPool = poolFor(testConfig(), databaseUrl());
   return { app: createApp(appDeps(ownPool, overrides)), pool: ownPool };
 }
 
