@@ -78,6 +78,7 @@ export const mochaHooks = {
 };
 
 export { APP_TOKEN, TEST_RETRY_POLICY } from './test-settings.js';
+export { everyFieldInput, reportInput } from './report-inputs.js';
 
 export function databaseUrl(): string {
   const url = process.env[URL_VARIABLE];
@@ -233,10 +234,3 @@ export async function newTestKey(companyId: string): Promise<{ key: string; sand
   const { key } = await createKey(pool(), companyId, 'test');
   return { key, sandboxId: await sandboxOf(pool(), companyId) };
 }
-
-/** A valid minimal report input, with overrides. */
-export const reportInput = (overrides: Record<string, unknown> = {}) => ({
-  clientNames: 'Jordan Smith',
-  inspectionDate: '2026-03-14',
-  ...overrides,
-});
