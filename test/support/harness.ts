@@ -102,7 +102,8 @@ export function pool(): Pool {
  * policy above.
  */
 export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
-  const config = testConfig();
+  // A test's own limits: no default budget either, whose sync would use the app's pool meanwhile.
+  const config = testConfig(overrides.limits ? { RATE_LIMIT_PER_MINUTE: '0' } : {});
   const deps = appDepsFor(config, {
     db,
     appToken: APP_TOKEN,
