@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { ChangeFeed, KEY_CHANNEL, REPORT_CHANNEL } from '../../src/db/change-feed.js';
+import { ChangeFeed, API_KEY_CHANNEL, REPORT_CHANNEL } from '../../src/db/change-feed.js';
 
 /** What the test sees of each LISTEN connection the feed opens: its queries, the barriers to answer. */
 interface Connection {
@@ -62,15 +62,15 @@ describe('ChangeFeed', () => {
   it('listens on the key and report channels, and hands each notification to the handlers of its channel', async () => {
     const f = feed();
     expect(await f.ready(1_000)).to.equal(true);
-    expect(lastConnection().queries).to.deep.equal([`LISTEN ${KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`]);
+    expect(lastConnection().queries).to.deep.equal([`LISTEN ${API_KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`]);
     const keys: string[] = [];
     const reports: string[] = [];
-    const stop = f.on(KEY_CHANNEL, (payload) => keys.push(payload));
+    const stop = f.on(API_KEY_CHANNEL, (payload) => keys.push(payload));
     f.on(REPORT_CHANNEL, (payload) => reports.push(payload));
-    notify(KEY_CHANNEL, 'k1');
+    notify(API_KEY_CHANNEL, 'k1');
     notify(REPORT_CHANNEL, 'c r');
     stop();
-    notify(KEY_CHANNEL, 'k2');
+    notify(API_KEY_CHANNEL, 'k2');
     expect(keys).to.deep.equal(['k1']);
     expect(reports).to.deep.equal(['c r']);
   });
