@@ -25,7 +25,7 @@ import { Time } from './time.js';
 /** The keys a page lists, as many as a page of the application API's lists by default. */
 export const KEYS_SHOWN = DEFAULT_PAGE_LIMIT;
 
-export function KeysSection({ company, keys, newKey, keyErrors, revokedKeys }: PageProps) {
+export function KeysSection({ company, keys, newKey, keyErrors, revokedKeys, moreRevokedKeys }: PageProps) {
   const path = base(company.id);
   const href = (at: PageAt) => placeHref(path, {}, 'keys', at, 'keys-heading');
   return (
@@ -71,7 +71,13 @@ export function KeysSection({ company, keys, newKey, keyErrors, revokedKeys }: P
           <PageLinks what={['key', 'keys']} {...neighbours(keys, (key) => key.id, href)} />
         </>
       )}
-      {revokedKeys.length > 0 && <RevokedKeys entries={revokedKeys} />}
+      {revokedKeys.length > 0 && (
+        <RevokedKeys
+          entries={revokedKeys}
+          more={moreRevokedKeys}
+          trail={`/console/companies/${company.id}/audit?action=key.revoked`}
+        />
+      )}
     </section>
   );
 }

@@ -64,7 +64,16 @@ export function restApiPage(router: PageRouter, deps: PageDeps): void {
       pageDeliveries(db, company.id, DELIVERIES_SHOWN, state.deliveriesAt ?? {}),
       listAudit(db, company.id, { limit: REVOKED_KEYS_SHOWN, action: 'key.revoked' }),
     ]);
-    const page = { company, live, sandbox, keys, ...log, revokedKeys: revoked.entries, ...state };
+    const page = {
+      company,
+      live,
+      sandbox,
+      keys,
+      ...log,
+      revokedKeys: revoked.entries,
+      moreRevokedKeys: revoked.more,
+      ...state,
+    };
     render(res, status, <RestApiPage {...page} />);
   };
 

@@ -63,6 +63,8 @@ export interface PageProps extends PageState {
   newer: boolean;
   /** The latest key revocations of the audit trail: who revoked which key, when. */
   revokedKeys: AuditEvent[];
+  /** Older revocations than revokedKeys show are in the audit trail. */
+  moreRevokedKeys: boolean;
 }
 
 /**
