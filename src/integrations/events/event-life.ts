@@ -17,9 +17,9 @@ import {
  * - in the feed once that commit is over, at the next position (feed-positions.ts);
  * - due while pending and past next_attempt_at, its address not paused; taken under a lease, companies
  *   in turns, those failing now within half the places (due-events.ts, failing-addresses.ts);
- * - attempted to its integration's address with the secrets in force (settings.ts eventTarget), its lease
- *   renewed as the request starts (deliveries.ts makeAttempt, the one way an attempt is made), by the publish's own first attempt
- *   or by the worker (delivery-worker.ts);
+ * - attempted to its integration's address with the secrets in force (settings.ts eventTarget) by the one
+ *   way an attempt is made (deliveries.ts makeAttempt, its lease renewed as the request starts), for a
+ *   publish or by the worker (delivery-worker.ts);
  * - settled by that attempt's outcome, here (settleAttempt);
  * - redelivered on request, after an attempt in flight, a pending one keeping its schedule, never for a
  *   revoked integration (events.ts redeliverEvent, integration-actions.ts);
@@ -64,10 +64,7 @@ export function nextWait(policy: RetryPolicy, step: number, attempt: Pick<Delive
 }
 
 /** The attempt being settled: the lease it holds on its event, and the address generation it was sent to. */
-export interface HeldAttempt {
-  lease: string;
-  generation: number;
-}
+export type HeldAttempt = { lease: string; generation: number };
 
 /** The columns every attempt sets: its count (the log's rows of the event), when, and the lease ended. */
 const ATTEMPTED = `attempts = (SELECT count(*) FROM webhook_deliveries d WHERE d.company_id = $1 AND d.webhook_id = $2),
@@ -127,7 +124,7 @@ interface Found extends AddressState {
   /** How long until resume_at (0 when past). */
   resumeInMs: number | null;
   integrationId: string;
-  /** The address has a run of failures or a pause for a success to end. */
+  /** The address has a run of failures or a pause for a success to end (most successes follow successes). */
   hasFailures: boolean;
 }
 
@@ -158,8 +155,8 @@ export type SettledAttempt = Settled & { disabled?: string };
 
 /**
  * Settles the event after an attempt whose log row is written, in the caller's transaction:
- * - only the attempt holding the event's lease settles it (one that outlived its lease is logged, no more);
- *   a publish's first attempt holds its `sending` event so from the start, and its settle is what makes it pending or done;
+ * - only the attempt holding the event's lease settles it (one that outlived its lease is logged, no more),
+ *   a publish's first attempt its `sending` event too;
  * - its integration revoked meanwhile: a 2xx is delivered, anything else cancelled;
  * - its address changed meanwhile: the outcome was the old address's, so the event is due again at once;
  * - then 2xx, 410, Retry-After, the schedule and the run of failures as above, an address disabled
@@ -227,7 +224,6 @@ async function decide(
   if (address.generation !== attempt.generation)
     return { status: 'pending', error: 'the webhook address changed during the attempt', waitMs: 0, failures };
   if (delivered) {
-    // Most successes follow successes: nothing to end, no statement.
     if (event.hasFailures) await addressWorked(db, companyId, integrationId, attempt.generation);
     return { status: 'delivered', error: '', waitMs: null, failures };
   }
