@@ -70,7 +70,9 @@ describe('README.md and docs/', () => {
 
   it('tells a missing repository path from one that is there', () => {
     expect(
-      missingPathsIn('src/core/errors.ts, `test/docs.test.ts`. src/*.ts and src/core/ src/nowhere.ts test/*.nope.ts'),
+      missingPathsIn(
+        'src/core/errors.ts, `test/docs.unit.test.ts`. src/*.ts and src/core/ src/nowhere.ts test/*.nope.ts',
+      ),
     ).to.deep.equal(['src/nowhere.ts', 'test/*.nope.ts']);
   });
 
