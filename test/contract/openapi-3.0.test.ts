@@ -11,7 +11,11 @@ import { PARTNER_DOCUMENT_PATH } from './support/partner-document.js';
 
 const { expect } = chai;
 // A CommonJS module whose export is `default`: what TypeScript's NodeNext types call the module is the function.
-const chaiResponseValidator = chaiResponseValidatorModule as unknown as (document: object) => Chai.ChaiPlugin;
+// A CommonJS module compiled with `exports.default`: Node's import gives the exports object or, through a
+// loader's interop, the function itself.
+type Plugin = (document: object) => Chai.ChaiPlugin;
+const chaiResponseValidator = ((chaiResponseValidatorModule as unknown as { default?: Plugin }).default ??
+  chaiResponseValidatorModule) as unknown as Plugin;
 const committed = JSON.parse(
   readFileSync(path.join(path.dirname(PARTNER_DOCUMENT_PATH), 'partner-openapi-3.0.json'), 'utf8'),
 ) as Record<string, unknown>;
