@@ -2,7 +2,6 @@ import { sha256 } from '../core/sha256.js';
 import type { IncomingMessage } from 'node:http';
 import { HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import canonicalize from 'canonicalize';
 
 /**
  * Idempotency-Key on POST /reports/new, as draft-ietf-httpapi-idempotency-key-header has it (and Stripe
@@ -48,12 +47,18 @@ export function idempotencyKey(req: IncomingMessage): string | undefined {
   return quoted ? quoted[1] : header;
 }
 
-/**
- * The body's fingerprint: its JSON canonicalized (RFC 8785: keys in order, numbers and strings as JSON.stringify
- * writes them), so that the same body sent again matches however it is laid out.
- */
+/** The body's fingerprint: its JSON with keys in order, so that the same body sent again matches however it is laid out. */
 export function fingerprint(body: unknown): Buffer {
-  return sha256(canonicalize(body) ?? '');
+  return sha256(canonicalJson(body));
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** The id of the report a kept key answered with; throws its refusal again, or 422 for another body. */
