@@ -15,13 +15,17 @@ interface Entry {
   details: Record<string, string>;
 }
 
-/** Counts the statements every client of the pool sends while `counting` runs. */
+/**
+ * Counts the statements writing the audit trail that every client of the pool sends while the action runs
+ * (the pool's other work, a background sync, may come at any moment and is not the revocation's).
+ */
 function statementCounter(own: pg.Pool) {
   let count: number | undefined;
   own.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((...args: unknown[]) => {
-      if (count !== undefined) count++;
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (count !== undefined && text?.includes('INSERT INTO audit_events')) count++;
       return query(...args);
     }) as typeof client.query;
   });
@@ -50,18 +54,16 @@ async function companyWithKeys(live: number, test: number) {
 }
 
 describe('the audit trail of a revoked integration', () => {
-  it('records every key it deletes as revoked, in as many statements for thirty keys as for two', async () => {
+  it('records every key it deletes as revoked, in one statement for thirty keys as for two', async () => {
     const { app, pool: own } = newApp();
     const counted = statementCounter(own);
     try {
       const revoke = (companyId: string) =>
         counted(() => api(app).delete(`/internal/companies/${companyId}/integration`).set(auth).expect(204));
-      // A first request of the app may run its one-time statements: a revocation not counted first.
-      await revoke((await companyWithKeys(1, 0)).companyId);
       const few = await companyWithKeys(1, 1);
       const many = await companyWithKeys(20, 10);
       const [fewStatements, manyStatements] = [await revoke(few.companyId), await revoke(many.companyId)];
-      expect(manyStatements).to.equal(fewStatements);
+      expect([fewStatements, manyStatements]).to.deep.equal([1, 1]);
 
       const { body: trail } = await api()
         .get(`/internal/companies/${many.companyId}/audit-events?limit=100`)
