@@ -35,6 +35,13 @@ describe('durable deliveries across service processes', function () {
     await rm(caDir, { recursive: true, force: true });
   });
 
+  /**
+   * Many publishes at once queue for each process's pool: these processes wait for a connection as long as
+   * the service does by default, not the short wait of the crash tests, so a busy machine does not turn the
+   * queue into 503s.
+   */
+  const patient = { DATABASE_CONNECT_TIMEOUT_MS: '5000' };
+
   /** A service process making background attempts on a short schedule, its attempts and waits short too. */
   async function start(env: Record<string, string> = {}): Promise<RunningServer> {
     const server = await startServer(undefined, {
@@ -139,7 +146,7 @@ describe('durable deliveries across service processes', function () {
   });
 
   it('makes each attempt on one process only when two share the events', async () => {
-    const [one, two] = [await start(), await start()];
+    const [one, two] = [await start(patient), await start(patient)];
     const company = await companyWithAddress();
     receiver.on(company.path, { status: 503, headers: { 'Retry-After': '1' } });
     const ids = await publishEach(company, 40, [one!, two!], 'retry');
@@ -180,9 +187,6 @@ describe('durable deliveries across service processes', function () {
   });
 
   it('shows a partner following the feed every event exactly once while two processes publish at once', async () => {
-    // 120 publishes at once queue for each process's pool: the service's default wait for a connection,
-    // not the short one the crash tests use, so that a busy machine does not turn the queue into 503s.
-    const patient = { DATABASE_CONNECT_TIMEOUT_MS: '5000' };
     const [one, two] = [await start(patient), await start(patient)];
     const company = await newCompany();
     const seen: string[] = [];
