@@ -25,14 +25,14 @@ export function buildProduction(): string[] {
 }
 
 /**
- * Builds the benchmark's straightforward implementation as the service is built (esbuild, one ES module
- * of its own code with its packages left as imports) into dist/bench/, and returns the node arguments
- * that run it: the yardstick runs as deployed code, as the service does, not through tsx's loader.
+ * Builds one of the benchmark's yardsticks (scripts/bench/<name>/app.ts) as the service is built
+ * (esbuild, one ES module of its own code with its packages left as imports) into dist/bench/, and
+ * returns the node arguments that run it: a yardstick runs as deployed code, as the service does.
  */
-export function buildStraightforward(): string[] {
-  const outfile = 'dist/bench/straightforward/app.js';
+export function buildYardstick(name: 'straightforward' | 'newcomer'): string[] {
+  const outfile = `dist/bench/${name}/app.js`;
   const esbuild = path.join(ROOT, 'node_modules', '.bin', 'esbuild');
-  const args = ['scripts/bench/straightforward/app.ts', '--bundle', '--packages=external', '--platform=node'];
+  const args = [`scripts/bench/${name}/app.ts`, '--bundle', '--packages=external', '--platform=node'];
   const flags = ['--format=esm', '--target=node20', `--outfile=${outfile}`, '--log-level=warning'];
   const result = spawnSync(esbuild, [...args, ...flags], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`esbuild failed (exit ${result.status ?? result.signal}): ${result.stderr}`);

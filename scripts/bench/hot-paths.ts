@@ -1,24 +1,22 @@
-/**
- * `npm run bench`: the service's hot paths under load (production build), side by side with the
- * straightforward implementation (scripts/bench/straightforward/, the yardstick) and a bare Express
- * answering a constant report (baseline.ts), on a fresh PostgreSQL (lifecycle.ts: embedded, or with
- * BENCH_POSTGRES=stock Debian's) with a company of 1,000 reports and one of BENCH_LARGE. Each case is
- * driven with autocannon for a fixed time; prints the comparison, the creates with an Idempotency-Key
- * beside those without, the targets met or missed and, on the stock server, any statement compiled
- * with JIT; writes every row as JSON.
- * Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
- * 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
- * of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each compared
- * case, the implementations alternating; the figures are the rounds' medians).
- */
+// `npm run bench`: the service's hot paths under load (production build), side by side with two
+// yardsticks, the straightforward implementation (scripts/bench/straightforward/) and, for creates, the
+// newcomer's (scripts/bench/newcomer/), and a bare Express answering a constant report (baseline.ts), on
+// a fresh PostgreSQL (lifecycle.ts: embedded, or with BENCH_POSTGRES=stock Debian's) with a company of
+// 1,000 reports and one of BENCH_LARGE. Each case is driven with autocannon for a fixed time; prints the
+// comparison (hot-path-figures.ts), the targets met or missed and, on the stock server, any statement
+// compiled with JIT; writes every row as JSON.
+// Environment (optional): BENCH_DURATION (seconds per case, default 8), BENCH_WARMUP (seconds, default
+// 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
+// of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each
+// compared case, the implementations alternating; the figures are the rounds' medians).
 import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { buildProduction, buildStraightforward } from '../production-build.js';
+import { buildProduction, buildYardstick } from '../production-build.js';
 import { jitStatements, printJitStatements, resetStatements } from './jit-statements.js';
-import { formatTable, machine, peakRssMb, ROOT, runBench, serverLabel, startBenchDatabase } from './lifecycle.js';
-import { startServer, treeCpuSeconds, type BenchServer } from './lifecycle.js';
+import { CREATE, figures, KEYED, print, type Row, type Target } from './hot-path-figures.js';
+import { machine, peakRssMb, ROOT, runBench, startBenchDatabase, startServer, treeCpuSeconds } from './lifecycle.js';
 import { benchReport, seedCompany } from './seed.js';
 import { createStraightforwardSchema } from './straightforward/schema.js';
 
@@ -31,27 +29,21 @@ const OUT = path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results.json');
 const ONLY = env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 1);
 
-const [CREATE, KEYED] = ['POST /reports/new (create)', 'POST /reports/new (create, Idempotency-Key)'];
-
-/** The compared operations, each to reach TIMES_STRAIGHTFORWARD × the yardstick and, for some, a share of bare Express. */
-const COMPARED = [
-  { label: 'get', case: 'GET /reports/{id}', bareGoal: 0.4 },
-  { label: 'list', case: 'GET /reports?limit=20 (1M)', bareGoal: 0.3 },
-  { label: 'create', case: CREATE, bareGoal: 0.3 },
-  { label: 'update', case: 'POST /reports/new (update)' },
-  { label: 'burst', case: 'POST /reports/new (one-report burst)' },
-];
-const TIMES_STRAIGHTFORWARD = 2.5;
-const RSS_BUDGET_MB = 150;
-
-type Target = 'bare' | 'service' | 'straightforward';
 type Headers = Record<string, string>;
 
 /**
  * A case; `compared`: also driven against the straightforward implementation, right before or after the
- * service; `keyed`: the same requests with an Idempotency-Key, driven against the service in the same rounds.
+ * service, and with `newcomer` against the second yardstick too; `keyed`: the same requests with an
+ * Idempotency-Key, driven against the service in the same rounds.
  */
-type Case = { name: string; requests: autocannon.Request[]; headers?: Headers; compared?: boolean; keyed?: Case };
+type Case = {
+  name: string;
+  requests: autocannon.Request[];
+  headers?: Headers;
+  compared?: boolean;
+  newcomer?: boolean;
+  keyed?: Case;
+};
 
 let counter = 0;
 
@@ -86,6 +78,7 @@ function buildCases(small: Headers, large: Headers, inspectorEmail: string, ids:
     get('GET /reports page 2 (1M)', large, nextPath),
     {
       ...postCase(CREATE, json, () => [report(`bench-new-${process.pid}-${++counter}`)]),
+      newcomer: true,
       // A retry-safe partner's creates, each with a key of its own (the yardstick has no keys).
       keyed: postCase(KEYED, json, () => {
         const restId = `bench-idem-${process.pid}-${++counter}`;
@@ -114,7 +107,7 @@ async function seed(url: string) {
   return { small, large };
 }
 
-async function run(c: Case, target: Target, url: string, pid: number, postmaster: number) {
+async function run(c: Case, target: Target, url: string, pid: number, postmaster: number): Promise<Row> {
   const drive = (duration: number) =>
     autocannon({ url, connections: CONNECTIONS, duration, headers: c.headers, requests: c.requests });
   if (WARMUP > 0) await drive(WARMUP);
@@ -122,7 +115,7 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
   const result = await drive(DURATION);
   // CPU time per request in µs, of the process driven and of PostgreSQL.
   const perRequest = (now: number, then: number) => ((now - then) / result.requests.total) * 1e6;
-  const row = {
+  const row: Row = {
     ...{ case: c.name, target, requestsPerSec: result.requests.average, p50Ms: result.latency.p50 },
     ...{ p99Ms: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx },
     nodeUs: perRequest(treeCpuSeconds(pid), before[0]!),
@@ -134,66 +127,6 @@ async function run(c: Case, target: Target, url: string, pid: number, postmaster
   );
   return row;
 }
-type Row = Awaited<ReturnType<typeof run>>;
-
-/** The middle value (of an even count, the upper of the two in the middle). */
-const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1]!;
-
-const [rps, p99] = [(r: Row) => r.requestsPerSec, (r: Row) => r.p99Ms];
-
-/** The service's creates with a key beside those without, round by round (each round ran both). */
-function keyedFigures(unkeyed: Row[], keyed: Row[]) {
-  if (keyed.length === 0 || keyed.length !== unkeyed.length) return undefined;
-  const rounds = keyed.map((k, i) => k.requestsPerSec / unkeyed[i]!.requestsPerSec);
-  return { service: median(keyed.map(rps)), p99Ms: median(keyed.map(p99)), rounds, times: median(rounds) };
-}
-
-function figures(rows: Row[], servicePeakMb: number) {
-  const rowsOf = (target: Target, name: string) => rows.filter((r) => r.target === target && r.case === name);
-  const bare = rows.filter((r) => r.target === 'bare');
-  const bareRps = bare.reduce((sum, r) => sum + r.requestsPerSec, 0) / bare.length;
-  const comparison = COMPARED.flatMap((c) => {
-    const [service, plain] = [rowsOf('service', c.case).map(rps), rowsOf('straightforward', c.case).map(rps)];
-    if (service.length === 0 || service.length !== plain.length) return [];
-    // Each round's pair ran back to back: the median of the pairs' times, not the times of the medians.
-    const rounds = service.map((s, i) => s / plain[i]!);
-    const p99Ms = median(rowsOf('service', c.case).map(p99));
-    const [times, ofBare] = [median(rounds), median(service) / bareRps];
-    return [{ ...c, service: median(service), p99Ms, straightforward: median(plain), rounds, times, ofBare }];
-  });
-  const keyed = keyedFigures(rowsOf('service', CREATE), rowsOf('service', KEYED));
-  const targets: Record<string, boolean> = {};
-  for (const c of comparison) {
-    targets[`${c.label} >= ${TIMES_STRAIGHTFORWARD} x straightforward`] = c.times >= TIMES_STRAIGHTFORWARD;
-    if (c.bareGoal !== undefined) targets[`${c.label} >= ${c.bareGoal} x bare Express`] = c.ofBare >= c.bareGoal;
-  }
-  const [list1k, list1M] = ['1k', '1M'].map((n) => rowsOf('service', `GET /reports?limit=20 (${n})`)[0]);
-  if (list1k && list1M) targets['list p99 1M <= 1.5 x 1k'] = list1M.p99Ms <= 1.5 * list1k.p99Ms;
-  targets[`service peak RSS <= ${RSS_BUDGET_MB} MB`] = servicePeakMb <= RSS_BUDGET_MB;
-  targets['zero errors'] = rows.every((r) => r.errors === 0);
-  return { bareRps, comparison, keyed, servicePeakMb, targets };
-}
-
-const roundsOf = (times: number[]) => times.map((t) => t.toFixed(2)).join(' ');
-
-function print({ bareRps, comparison, keyed, servicePeakMb, targets }: Figures, server: BenchServer): void {
-  const header = ['operation', 'service req/s', 'p99 ms', 'straightforward req/s', 'x straightforward', 'of bare'];
-  const lines = comparison.map((c) => [
-    ...[c.label, c.service.toFixed(0), String(c.p99Ms), c.straightforward.toFixed(0), c.times.toFixed(2)],
-    ...[c.ofBare.toFixed(2), roundsOf(c.rounds)],
-  ]);
-  console.log(`\n${formatTable([...header, 'rounds'], lines)}\n`);
-  if (keyed) {
-    const [service, times] = [keyed.service.toFixed(0), keyed.times.toFixed(2)];
-    console.log(`create with Idempotency-Key: service ${service} req/s, p99 ${keyed.p99Ms} ms, ${times} x unkeyed`);
-    console.log(`  (rounds ${roundsOf(keyed.rounds)}; the yardstick has no keys)`);
-  }
-  console.log(`bare Express ${bareRps.toFixed(0)} req/s; service peak RSS ${servicePeakMb.toFixed(0)} MB`);
-  for (const [target, met] of Object.entries(targets)) console.log(`  ${met ? 'met    ' : 'MISSED '} ${target}`);
-  console.log(`PostgreSQL: ${serverLabel(server)}; machine: ${machine()}`);
-  console.log(`every row in ${path.relative(process.cwd(), OUT) || OUT}`);
-}
-type Figures = ReturnType<typeof figures>;
 
 /**
  * One round of a case: the service, the yardstick when compared, the keyed requests on the service,
@@ -202,6 +135,7 @@ type Figures = ReturnType<typeof figures>;
 function roundOf(c: Case, turn: number): [Case, Target][] {
   const runs: [Case, Target][] = [[c, 'service']];
   if (c.compared) runs.push([c, 'straightforward']);
+  if (c.newcomer) runs.push([c, 'newcomer']);
   if (c.keyed) runs.push([c.keyed, 'service']);
   return [...runs.slice(turn % runs.length), ...runs.slice(0, turn % runs.length)];
 }
@@ -222,7 +156,8 @@ async function main(): Promise<void> {
   const processes = {
     service,
     bare: await startServer('bare', tsx('baseline.ts'), database.url, bareEnv, '/report'),
-    straightforward: await startServer('straightforward', buildStraightforward(), database.url, {}, '/auth'),
+    straightforward: await startServer('straightforward', buildYardstick('straightforward'), database.url, {}, '/auth'),
+    newcomer: await startServer('newcomer', buildYardstick('newcomer'), database.url, {}, '/auth'),
   };
   const cases = buildCases(smallHeaders, largeHeaders, large.inspectorEmail, ids, nextPath);
   const drive = (c: Case, t: Target) => run(c, t, processes[t].url, processes[t].pid, database.postmaster);
@@ -240,7 +175,7 @@ async function main(): Promise<void> {
   const jit = stock ? await jitStatements(database.url) : undefined;
   const report = { date: new Date().toISOString(), machine: machine(), postgres: database.server, ...result, jit };
   await writeFile(OUT, `${JSON.stringify({ ...report, rows }, null, 2)}\n`);
-  print(result, database.server);
+  print(result, database.server, OUT);
   if (jit) printJitStatements(jit);
 }
 

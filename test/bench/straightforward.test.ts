@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Response } from 'supertest';
 import { createStraightforwardApp } from '../../scripts/bench/straightforward/app.js';
-import { createStraightforwardSchema, SCHEMA } from '../../scripts/bench/straightforward/schema.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
-import { api, databaseUrl, newCompany, pool, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { api, newCompany, reportInput, unique, type TestCompany } from '../support/harness.js';
+import { yardstickPool } from './yardstick-tables.js';
 
 /**
  * The benchmark's yardstick must be a faithful implementation of the same contract, or its ratios mean
@@ -39,13 +39,7 @@ describe('bench: the straightforward implementation', () => {
         .expect(200);
       ids.push((res.body as { id: string }).id);
     }
-    const client = await pool().connect();
-    try {
-      await createStraightforwardSchema(client);
-    } finally {
-      client.release();
-    }
-    ownPool = new pg.Pool({ connectionString: databaseUrl(), options: `-c search_path=${SCHEMA}`, max: 4 });
+    ownPool = await yardstickPool();
     straightforward = createStraightforwardApp({ pool: ownPool, logger: createLogger('silent') });
   });
 
