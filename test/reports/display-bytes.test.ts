@@ -2,12 +2,11 @@ import { expect } from 'chai';
 import { displayBytesSql } from '../../src/reports/display-bytes.js';
 import { api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 
-/**
- * display_bytes (src/reports/display-bytes.ts): json_bytes, the length of a value as JSON text, is each
- * field's term, and must count what to_json writes (migration 9's definition); it and
- * report_display_bytes are inlined, not run as functions per call; the trigger keeps every report's
- * value right through creates, updates and a write of the column itself.
- */
+// display_bytes (src/reports/display-bytes.ts): json_bytes, the length of a value as JSON text, is each
+// field's term, and must count what to_json writes (migration 9's definition); it and
+// report_display_bytes are inlined, not run as functions per call; the trigger keeps every report's
+// value right through creates, updates and a write of the column itself. Migration 21 names this test
+// by its earlier path, test/db/json-bytes.test.ts (a landed migration is never edited).
 
 /** Every character PostgreSQL's JSON escapes (all controls but NUL, the quote, the backslash), and some it does not. */
 const CONTROLS = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
