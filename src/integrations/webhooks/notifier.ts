@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
+import { CompanyCounts } from '../../core/company-counts.js';
 import { webhookDeliveries } from '../../platform/observability/metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
 import type { EventType } from '../../api-types.js';
@@ -87,31 +88,24 @@ export function createNotifier(options: NotifierOptions): Notifier {
     });
     return { client, isTimeout: (err: unknown) => err instanceof TimeoutError };
   };
-  let inFlight = 0;
-  // Only companies with a delivery in flight have an entry: at most maxInFlight of them.
-  const companyInFlight = new Map<string, number>();
+  const inFlight = new CompanyCounts();
   return {
     timeoutMs: options.timeoutMs,
     reserve(companyId) {
       // When both are full, the process's bound is named: it is the one that is shared.
-      if (inFlight >= options.maxInFlight) return { refused: 'too many webhook deliveries in flight' };
-      const ours = companyInFlight.get(companyId) ?? 0;
-      if (ours >= options.maxInFlightPerCompany) {
+      if (inFlight.total >= options.maxInFlight) return { refused: 'too many webhook deliveries in flight' };
+      if (inFlight.get(companyId) >= options.maxInFlightPerCompany) {
         return {
           refused: `too many webhook deliveries of this company in flight (its share of this process is ${options.maxInFlightPerCompany})`,
         };
       }
-      inFlight++;
-      companyInFlight.set(companyId, ours + 1);
+      inFlight.add(companyId, 1);
       let released = false;
       return {
         release: () => {
           if (released) return;
           released = true;
-          inFlight--;
-          const left = companyInFlight.get(companyId)! - 1;
-          if (left === 0) companyInFlight.delete(companyId);
-          else companyInFlight.set(companyId, left);
+          inFlight.remove(companyId, 1);
         },
       };
     },
