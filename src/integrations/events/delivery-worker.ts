@@ -1,3 +1,4 @@
+import { CompanyCounts } from '../../core/company-counts.js';
 import type { Pool } from '../../db/pool.js';
 import type { Logger } from '../../platform/observability/logger.js';
 import { makeAttempt } from '../webhooks/deliveries.js';
@@ -41,10 +42,9 @@ const FAILING_TAKES_LOG_MS = 60_000;
  * places together, so receivers that hang never keep the others' attempts waiting for a place.
  */
 export class DeliveryWorker {
-  private readonly inFlight = new Map<string, number>();
+  private readonly inFlight = new CompanyCounts();
   private readonly failing: FailingAddresses;
   private readonly leased = new Map<string, Due>();
-  private total = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
@@ -71,7 +71,7 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    if (this.total > 0) {
+    if (this.inFlight.total > 0) {
       await new Promise<void>((resolve) => {
         const done = () => resolve();
         this.settled.add(done);
@@ -100,7 +100,7 @@ export class DeliveryWorker {
   }
 
   private async poll(): Promise<void> {
-    const free = this.options.maxInFlight - this.total;
+    const free = this.options.maxInFlight - this.inFlight.total;
     let taken = 0;
     if (free > 0 && !this.stopped) {
       try {
@@ -145,19 +145,15 @@ export class DeliveryWorker {
   private attempt(event: Due): void {
     const key = `${event.companyId} ${event.id}`;
     this.leased.set(key, event);
-    this.total++;
-    this.inFlight.set(event.companyId, (this.inFlight.get(event.companyId) ?? 0) + 1);
+    this.inFlight.add(event.companyId, 1);
     this.deliver(event, Date.now())
       .catch((err: unknown) =>
         this.options.logger.warn({ err: String(err), eventId: event.id }, 'webhook event attempt not recorded'),
       )
       .finally(() => {
         this.leased.delete(key);
-        this.total--;
-        const left = this.inFlight.get(event.companyId)! - 1;
-        if (left === 0) this.inFlight.delete(event.companyId);
-        else this.inFlight.set(event.companyId, left);
-        if (this.total === 0) for (const done of this.settled) done();
+        this.inFlight.remove(event.companyId, 1);
+        if (this.inFlight.total === 0) for (const done of this.settled) done();
         // A place is free: events that are due may be waiting for it.
         if (!this.stopped && !this.running) this.schedule(0);
       });

@@ -1,3 +1,5 @@
+import type { CompanyCounts } from '../../core/company-counts.js';
+
 /**
  * The companies whose last background attempt in this process failed, and when: while a receiver is
  * down, each of its due events would fail in turn, one after the other, as fast as the cores allow,
@@ -24,8 +26,8 @@ export class FailingAddresses {
    * The places each company holds, as the take counts them: its attempts in flight, or, for a company
    * failing now, all its places but one (none within a poll of its last failure).
    */
-  busy(inFlight: ReadonlyMap<string, number>, share: number, now = Date.now()): [string, number][] {
-    const held = new Map(inFlight);
+  busy(inFlight: CompanyCounts, share: number, now = Date.now()): [string, number][] {
+    const held = new Map(inFlight.entries());
     for (const [companyId, at] of this.failingNow(now)) {
       const paced = now - at < this.pollMs ? share : share - 1;
       held.set(companyId, Math.max(held.get(companyId) ?? 0, paced));
@@ -37,9 +39,9 @@ export class FailingAddresses {
    * The companies failing now, and how many more of the worker's `places` they may take together: half
    * of them (one at least, so that a dead receiver is still probed) less those their attempts hold.
    */
-  room(inFlight: ReadonlyMap<string, number>, places: number, now = Date.now()): { companies: string[]; free: number } {
+  room(inFlight: CompanyCounts, places: number, now = Date.now()): { companies: string[]; free: number } {
     const companies = this.failingNow(now).map(([companyId]) => companyId);
-    const held = companies.reduce((sum, companyId) => sum + (inFlight.get(companyId) ?? 0), 0);
+    const held = companies.reduce((sum, companyId) => sum + inFlight.get(companyId), 0);
     return { companies, free: Math.max(0, Math.max(1, Math.floor(places / 2)) - held) };
   }
 
