@@ -1,3 +1,5 @@
+import { CompanyCounts } from '../core/company-counts.js';
+
 /** What a cache may hold: at most `total` units of size, and one group at most `perGroup` of them. */
 export interface CacheBudget {
   total: number;
@@ -26,12 +28,6 @@ export interface CacheEntry<V> extends Placement<V> {
   keptAt: number;
 }
 
-/** One group's entries, oldest first, and their size. */
-interface Group {
-  keys: Set<string>;
-  size: number;
-}
-
 /**
  * The entries of a NotifiedCache under a budget, shared fairly: an entry larger than a group's share
  * is not kept; a group that would pass its share makes room among its own oldest entries, unless one of
@@ -45,9 +41,10 @@ interface Group {
 export class CacheEntries<V> {
   private readonly budget: CacheBudget;
   private readonly entries = new Map<string, CacheEntry<V>>();
-  private readonly groups = new Map<string, Group>();
+  /** Each group's keys, oldest first, and what each group holds (only groups holding some). */
+  private readonly keysOf = new Map<string, Set<string>>();
+  private sizes = new CompanyCounts();
   private readonly tagged = new Map<string, Set<string>>();
-  private used = 0;
 
   constructor(budget: CacheBudget) {
     this.budget = { ...budget, perGroup: Math.min(budget.perGroup, budget.total) };
@@ -59,7 +56,7 @@ export class CacheEntries<V> {
 
   /** How many entries are held, and their size (for tests and metrics). */
   get held(): { entries: number; size: number } {
-    return { entries: this.entries.size, size: this.used };
+    return { entries: this.entries.size, size: this.sizes.total };
   }
 
   /**
@@ -70,20 +67,13 @@ export class CacheEntries<V> {
     const { group, size, tag } = placement;
     if (size > this.budget.perGroup) return false;
     this.delete(key);
-    const own = this.groups.get(group);
-    if (own && !this.roomWithin(own, size, now)) return false;
-    while (own && own.size + size > this.budget.perGroup) this.dropOldestOf(own);
-    while (this.used + size > this.budget.total) this.dropOldestOf(this.largestGroup());
+    if (!this.roomWithin(group, size, now)) return false;
+    while (this.sizes.get(group) + size > this.budget.perGroup) this.dropOldestOf(group);
+    while (this.sizes.total + size > this.budget.total) this.dropOldestOf(this.largestGroup());
     this.entries.set(key, { ...placement, expiresAt, keptAt: now });
-    this.used += size;
-    // Looked up again: making room may have dropped the group's last entry, and the group with it.
-    const held = this.groupOf(group);
-    held.size += size;
-    held.keys.add(key);
-    if (tag !== undefined) {
-      const keys = this.tagged.get(tag) ?? new Set<string>();
-      this.tagged.set(tag, keys.add(key));
-    }
+    this.sizes.add(group, size);
+    addKey(this.keysOf, group, key);
+    if (tag !== undefined) addKey(this.tagged, tag, key);
     return true;
   }
 
@@ -91,15 +81,9 @@ export class CacheEntries<V> {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.used -= entry.size;
-    const group = this.groups.get(entry.group)!;
-    group.size -= entry.size;
-    group.keys.delete(key);
-    if (group.keys.size === 0) this.groups.delete(entry.group);
-    if (entry.tag === undefined) return;
-    const tagged = this.tagged.get(entry.tag)!;
-    tagged.delete(key);
-    if (tagged.size === 0) this.tagged.delete(entry.tag);
+    this.sizes.remove(entry.group, entry.size);
+    deleteKey(this.keysOf, entry.group, key);
+    if (entry.tag !== undefined) deleteKey(this.tagged, entry.tag, key);
   }
 
   /** Drops every entry kept with the tag. */
@@ -109,22 +93,16 @@ export class CacheEntries<V> {
 
   clear(): void {
     this.entries.clear();
-    this.groups.clear();
+    this.keysOf.clear();
+    this.sizes = new CompanyCounts();
     this.tagged.clear();
-    this.used = 0;
-  }
-
-  private groupOf(name: string): Group {
-    let group = this.groups.get(name);
-    if (!group) this.groups.set(name, (group = { keys: new Set(), size: 0 }));
-    return group;
   }
 
   /** Whether size fits in the group's share once its oldest entries kept minResidenceMs ago or more are dropped. */
-  private roomWithin(group: Group, size: number, now: number): boolean {
-    let over = group.size + size - this.budget.perGroup;
+  private roomWithin(group: string, size: number, now: number): boolean {
+    let over = this.sizes.get(group) + size - this.budget.perGroup;
     const settled = now - (this.budget.minResidenceMs ?? 0);
-    for (const key of group.keys) {
+    for (const key of this.keysOf.get(group) ?? []) {
       if (over <= 0) return true;
       const entry = this.entries.get(key)!;
       if (entry.keptAt > settled) return false;
@@ -134,13 +112,26 @@ export class CacheEntries<V> {
   }
 
   /** The group holding the most (only looked for when the whole budget is full). */
-  private largestGroup(): Group {
-    let largest: Group | undefined;
-    for (const group of this.groups.values()) if (!largest || group.size > largest.size) largest = group;
-    return largest!;
+  private largestGroup(): string {
+    let largest: [string, number] | undefined;
+    for (const held of this.sizes.entries()) if (!largest || held[1] > largest[1]) largest = held;
+    return largest![0];
   }
 
-  private dropOldestOf(group: Group): void {
-    this.delete(group.keys.values().next().value!);
+  private dropOldestOf(group: string): void {
+    this.delete(this.keysOf.get(group)!.values().next().value!);
   }
+}
+
+/** Adds key to the set at name, made when it is the first. */
+function addKey(sets: Map<string, Set<string>>, name: string, key: string): void {
+  const keys = sets.get(name) ?? new Set<string>();
+  sets.set(name, keys.add(key));
+}
+
+/** Deletes key from the set at name, and the set once it is empty. */
+function deleteKey(sets: Map<string, Set<string>>, name: string, key: string): void {
+  const keys = sets.get(name)!;
+  keys.delete(key);
+  if (keys.size === 0) sets.delete(name);
 }
