@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { CompanyCounts } from '../../core/company-counts.js';
 import type { LoopLoad } from './loop-load.js';
 
 // Admission: how one process shares itself between companies. Each company gets a bounded number of
@@ -46,12 +47,6 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-interface Share {
-  inFlight: number;
-  bytes: number;
-  queue: Waiter[];
-}
-
 /** A company that asked for admission within this long is at work: the others' shares shrink to perCompany. */
 const ACTIVE_MS = 1_000;
 const PRUNE_MS = 100;
@@ -62,10 +57,11 @@ const REQUEST_COST = 4 * 1024;
 const LOOP_RETRY_MS = 5;
 
 export class Admission {
-  private readonly shares = new Map<string, Share>();
-  /** Companies with requests waiting, in the order they are served next (rotated on each grant). */
-  private readonly turns = new Set<string>();
-  private bytes = 0;
+  /** Requests in flight, and the bytes they move, per company and in all. */
+  private readonly requests = new CompanyCounts();
+  private readonly bytes = new CompanyCounts();
+  /** Each company's requests waiting, in order; the companies in the order they are served next (rotated on each grant). */
+  private readonly queues = new Map<string, Waiter[]>();
   private pumpScheduled = false;
   /** When each company last asked for admission (Date.now()); older than ACTIVE_MS are dropped now and then. */
   private readonly lastSeen = new Map<string, number>();
@@ -79,9 +75,7 @@ export class Admission {
   /** Admits a request moving `bytes` at once if it fits now: the function that ends it, or undefined. */
   tryAdmit(companyId: string, bytes: number): (() => void) | undefined {
     this.seen(companyId);
-    const share = this.shareOf(companyId);
-    if (share.queue.length === 0 && this.fits(companyId, share, bytes)) return this.take(companyId, share, bytes);
-    this.forgetIfIdle(companyId, share);
+    if (!this.queues.has(companyId) && this.fits(companyId, bytes)) return this.take(companyId, bytes);
     return undefined;
   }
 
@@ -89,24 +83,20 @@ export class Admission {
   admit(companyId: string, bytes: number): Promise<() => void> {
     const admitted = this.tryAdmit(companyId, bytes);
     if (admitted) return Promise.resolve(admitted);
-    const share = this.shareOf(companyId);
-    if (share.queue.length >= this.options.maxWaiting) {
-      this.forgetIfIdle(companyId, share);
-      return Promise.reject(new AdmissionRefused('queue full'));
-    }
+    const queue = this.queues.get(companyId) ?? [];
+    if (queue.length >= this.options.maxWaiting) return Promise.reject(new AdmissionRefused('queue full'));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
         grant: resolve,
         timer: setTimeout(() => {
-          share.queue.splice(share.queue.indexOf(waiter), 1);
-          if (share.queue.length === 0) this.turns.delete(companyId);
-          this.forgetIfIdle(companyId, share);
+          queue.splice(queue.indexOf(waiter), 1);
+          if (queue.length === 0) this.queues.delete(companyId);
           reject(new AdmissionRefused('waited too long'));
         }, this.waitFor()),
       };
-      share.queue.push(waiter);
-      this.turns.add(companyId);
+      queue.push(waiter);
+      this.queues.set(companyId, queue);
     });
   }
 
@@ -118,14 +108,8 @@ export class Admission {
 
   /** Requests of the company handled now and waiting (for tests and metrics). */
   load(companyId: string): { inFlight: number; waiting: number; bytes: number } {
-    const share = this.shares.get(companyId);
-    return { inFlight: share?.inFlight ?? 0, waiting: share?.queue.length ?? 0, bytes: share?.bytes ?? 0 };
-  }
-
-  private shareOf(companyId: string): Share {
-    let share = this.shares.get(companyId);
-    if (!share) this.shares.set(companyId, (share = { inFlight: 0, bytes: 0, queue: [] }));
-    return share;
+    const waiting = this.queues.get(companyId)?.length ?? 0;
+    return { inFlight: this.requests.get(companyId), waiting, bytes: this.bytes.get(companyId) };
   }
 
   /** Notes the company at work; forgets, at most every PRUNE_MS, the companies idle for ACTIVE_MS. */
@@ -142,14 +126,15 @@ export class Admission {
     }
   }
 
-  private fits(companyId: string, share: Share, bytes: number): boolean {
+  private fits(companyId: string, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
     // A company alone is lent more places and bytes, as much as another company's first requests may find ahead.
     const others = this.lastSeen.size > 1;
+    const inFlight = this.requests.get(companyId);
     return (
-      share.inFlight < (others ? perCompany : perCompanyAlone) &&
-      (share.inFlight === 0 || share.bytes + bytes <= (others ? 1 : LENT_BYTES) * companyBytes) &&
-      (this.bytes === 0 || this.bytes + bytes <= processBytes) &&
+      inFlight < (others ? perCompany : perCompanyAlone) &&
+      (inFlight === 0 || this.bytes.get(companyId) + bytes <= (others ? 1 : LENT_BYTES) * companyBytes) &&
+      (this.bytes.total === 0 || this.bytes.total + bytes <= processBytes) &&
       !(others && this.overLoopShare(companyId))
     );
   }
@@ -170,20 +155,17 @@ export class Admission {
     return recent ? recent.bytes * 0.5 ** ((now - recent.at) / COST_HALF_LIFE_MS) : 0;
   }
 
-  private take(companyId: string, share: Share, bytes: number): () => void {
+  private take(companyId: string, bytes: number): () => void {
     const now = performance.now();
     this.recent.set(companyId, { bytes: this.recentBytes(companyId, now) + bytes + REQUEST_COST, at: now });
-    share.inFlight++;
-    share.bytes += bytes;
-    this.bytes += bytes;
+    this.requests.add(companyId, 1);
+    this.bytes.add(companyId, bytes);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      share.inFlight--;
-      share.bytes -= bytes;
-      this.bytes -= bytes;
-      this.forgetIfIdle(companyId, share);
+      this.requests.remove(companyId, 1);
+      this.bytes.remove(companyId, bytes);
       this.schedulePump();
     };
   }
@@ -195,7 +177,7 @@ export class Admission {
    * sockets, and every other company's answers would wait for the whole queue.
    */
   private schedulePump(): void {
-    if (this.pumpScheduled || this.turns.size === 0) return;
+    if (this.pumpScheduled || this.queues.size === 0) return;
     this.pumpScheduled = true;
     setImmediate(() => {
       this.pumpScheduled = false;
@@ -207,22 +189,17 @@ export class Admission {
   private pump(): void {
     for (let granted = true; granted;) {
       granted = false;
-      for (const companyId of [...this.turns]) {
-        const share = this.shares.get(companyId)!;
-        const next = share.queue[0];
-        if (!next || !this.fits(companyId, share, next.bytes)) continue;
-        share.queue.shift();
+      for (const [companyId, queue] of [...this.queues]) {
+        const next = queue[0];
+        if (!next || !this.fits(companyId, next.bytes)) continue;
+        queue.shift();
         clearTimeout(next.timer);
         // To the back of the line: the next grant goes to another company first.
-        this.turns.delete(companyId);
-        if (share.queue.length > 0) this.turns.add(companyId);
-        next.grant(this.take(companyId, share, next.bytes));
+        this.queues.delete(companyId);
+        if (queue.length > 0) this.queues.set(companyId, queue);
+        next.grant(this.take(companyId, next.bytes));
         granted = true;
       }
     }
-  }
-
-  private forgetIfIdle(companyId: string, share: Share): void {
-    if (share.inFlight === 0 && share.queue.length === 0) this.shares.delete(companyId);
   }
 }
