@@ -1,12 +1,7 @@
-/**
- * Operator commands over the application API of a running service (the same calls the inspection
- * application makes), so they follow every rule the service enforces:
- *
- *   npm run admin -- <command> [arguments]      (npm run admin -- help lists them)
- *
- * API_URL is the service (default http://127.0.0.1:3000). APP_TOKEN is the application token; with
- * the embedded default it is read from .data/credentials.json, where `npm start` keeps it.
- */
+// Operator commands (`npm run admin -- help` lists them) over the application API of a running
+// service, so they obey every rule the service enforces. API_URL is the service (default
+// http://127.0.0.1:3000); APP_TOKEN the application token, by default read from .data/credentials.json.
+
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,15 +1,7 @@
-/**
- * Derives everything in generated/ from openapi.yaml:
- *   generated/api.ts                  types of the full document (the service's own handlers use them)
- *   generated/partner-openapi.yaml    the partner document: openapi.yaml without x-internal parts (redocly.yaml)
- *   generated/partner-openapi.json    the same document as JSON
- *   generated/partner-api.ts          types of the partner document, for the openapi-fetch client
- *   generated/partner-openapi-3.0.*   the partner document down-converted to OpenAPI 3.0.3, for 3.0-only tools
- * and from the field catalogue (src/reports/fields.ts):
- *   generated/report-display-bytes.sql  display_bytes' functions as the catalogue derives them now,
- *                                       for the migration that adds a report field to copy
- * With --check nothing is written: it fails, naming the stale files, when a committed file differs.
- */
+// Derives everything in generated/ from openapi.yaml (the types, the partner document in YAML, JSON and
+// OpenAPI 3.0) and from src/reports/fields.ts (report-display-bytes.sql, for migrations to copy).
+// With --check nothing is written: it fails, naming the stale files, when a committed file differs.
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

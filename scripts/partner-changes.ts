@@ -1,11 +1,7 @@
-/**
- * No breaking change reaches partners unannounced. Compares the partner document (generated/partner-openapi.json)
- * with the last released one (released/partner-openapi.json) by api-smart-diff, which classifies every
- * difference as breaking or not (a removed operation, field or status, a narrowed type, a new required input…).
- *   npm run partner:check     fails on a breaking change unless info.version is bumped, and on any new
- *                             info.version without its section in PARTNER-CHANGELOG.md
- *   npm run partner:release   records the current partner document as the released one
- */
+// No breaking change reaches partners unannounced: compares generated/partner-openapi.json with
+// released/partner-openapi.json (api-smart-diff). `partner:check` fails on a breaking change without an
+// info.version bump or a PARTNER-CHANGELOG.md section; `partner:release` records the current document.
+
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,5 @@
-/** The service as production runs it, for the benchmark and the tests: `npm run build`, then `npm run start:production`. */
+// The service as production runs it, for the benchmark and the tests: `npm run build`, then `npm run start:production`.
+
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

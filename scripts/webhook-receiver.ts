@@ -1,16 +1,8 @@
-/**
- * A webhook receiver to try publishing locally, and an example of verifying the signature:
- * HTTPS on 127.0.0.1 with a self-signed certificate kept in .data/webhook-receiver/.
- *
- *   npm run webhook-receiver -- init                       writes the certificate (once) and says how to trust it
- *   WEBHOOK_SECRET=whsec_... npm run webhook-receiver      listens, verifies each request, prints it
- *
- * During a secret rotation, WEBHOOK_SECRET takes several secrets separated by commas (the new one
- * and the old one, in any order): a request is accepted when one of them verifies it, and the
- * receiver prints which. RECEIVER_PORT changes the port (default 4443; 0 picks a free one).
- * The webhook-event-type header tells the event's type: a publish's body is the report itself, a
- * start's carries it in `report` beside its `type`.
- */
+// A local HTTPS webhook receiver to try publishing, and an example of verifying the signature.
+//   npm run webhook-receiver -- init                    writes a self-signed certificate (.data/webhook-receiver/)
+//   WEBHOOK_SECRET=whsec_... npm run webhook-receiver   verifies and prints each request
+// WEBHOOK_SECRET may list several secrets, comma-separated, for a rotation; RECEIVER_PORT sets the port.
+
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';

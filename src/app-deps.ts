@@ -1,8 +1,6 @@
-/**
- * The app's dependencies made from the configuration: serving-process.ts builds its app through these
- * functions, and so does the test harness (from loadConfig with the tests' settings), so each default
- * lives in config.ts alone and a test app is wired as a server's is.
- */
+// The app's dependencies built from the configuration, shared by serving-process.ts and the test
+// harness so that each default lives in config.ts alone and a test app is wired like a server's.
+
 import type { AppDeps } from './app.js';
 import type { Config } from './config.js';
 import { ChangeFeed } from './db/change-feed.js';

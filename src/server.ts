@@ -1,8 +1,7 @@
-/**
- * The entry point (`npm start`; dist/server.js in production): reads the configuration, starts local
- * development when DATABASE_URL is unset, migrates, then serves in this process or supervises the
- * cluster's workers, and stops them on a signal. What one serving process runs is serving-process.ts.
- */
+// The entry point (`npm start`; dist/server.js in production): reads the configuration, starts local
+// development without DATABASE_URL, migrates, then serves (serving-process.ts) or supervises the
+// cluster's workers, and stops them on a signal.
+
 import cluster from 'node:cluster';
 import { startWorkers } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';

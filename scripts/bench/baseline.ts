@@ -1,8 +1,6 @@
-/**
- * The benchmark's baseline: a bare Express 5 app answering a constant report of the same shape the
- * service returns. Whatever the service reaches is read as a ratio of this, on the same machine.
- * The report is passed in BASELINE_BODY (JSON); the port in PORT.
- */
+// The benchmark's baseline: a bare Express 5 app returning a constant report (BASELINE_BODY, JSON) on
+// PORT, so the service's figures read as a ratio of what the same machine can do at all.
+
 import express from 'express';
 
 const body: unknown = JSON.parse(process.env.BASELINE_BODY ?? '{}');

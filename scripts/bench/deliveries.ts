@@ -1,15 +1,7 @@
-/**
- * `npm run bench:deliveries`: how fast one service process (its worker on, every other setting its
- * default) delivers webhooks, and whether one company's retry storm holds back another's publishes:
- * 1. PUBLISHES reports of four companies published with `whenDeliveryFails: "fail"`, 16 at once (each
- *    company's share of delivery places), to a receiver answering 204 at once: publishes/s;
- * 2. EVENTS pending events of the same companies, due at once (recorded by SQL), drained by the
- *    service's worker: events/s, to be at least the publishes/s;
- * 3. company B publishing 20 a second (steady-client.ts), DURATION s alone, then DURATION s while company
- *    A's EVENTS due events meet a receiver answering 500: B's p99 to stay within 3× of alone.
- * Environment (optional): BENCH_DELIVERIES_PUBLISHES (default 2000), BENCH_DELIVERIES_EVENTS (default
- * 10000), BENCH_DELIVERIES_DURATION (seconds, default 15).
- */
+// `npm run bench:deliveries`: how fast one service process delivers webhooks (publishes/s, due
+// events drained/s), and whether one company's failing receiver holds back another company's publishes.
+// Environment (optional): BENCH_DELIVERIES_PUBLISHES, BENCH_DELIVERIES_EVENTS, BENCH_DELIVERIES_DURATION (s).
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HttpsReceiver } from '../../test/support/https-receiver.js';

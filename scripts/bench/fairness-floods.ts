@@ -1,8 +1,6 @@
-/**
- * What company A does to the service in `npm run bench:fairness`, one flood at a time: each runs for the
- * duration given and answers how A's requests were answered (counts by status; `error` and `timeout`
- * for those that got none; those still open when it stopped are not counted).
- */
+// The floods company A sends in `npm run bench:fairness`, one at a time; each reports how A's requests
+// were responded to (counts by status, plus `error` and `timeout`).
+
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';

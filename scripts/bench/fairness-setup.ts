@@ -1,10 +1,7 @@
-/**
- * The stage of `npm run bench:fairness`: a fresh PostgreSQL, two local HTTPS webhook receivers (one
- * answering after 8 s, one at once), the production build of the service trusting and allowed to reach
- * them, and the companies: B (a few ordinary reports, its webhook on the fast receiver, one report
- * created through the API to publish), A (1,000 ordinary reports, its webhook on the slow receiver) and
- * A's second company "A max" (50 inspectors and 40 reports of the maximal size the contract allows).
- */
+// The stage of `npm run bench:fairness`: a fresh PostgreSQL, a slow and a fast local HTTPS webhook
+// receiver, the production build of the service, and companies B (ordinary), A (many reports) and
+// "A max" (reports of the largest size the contract allows).
+
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,15 +1,7 @@
-/**
- * `npm run bench:fairness`: does one company's flood take the service from another? Company B sends a
- * steady 20 requests a second (steady-client.ts) to the service (fairness-setup.ts): alone, then under
- * each of A's floods (fairness-floods.ts) in turn, each after a gap of B alone again. Every process
- * runs at the normal priority, as a user runs them, so each phase also shows the CPU the service,
- * PostgreSQL and A's load generator took of the same cores. Prints B's p50/p99 alone and under each
- * flood and "every ratio within 3×, no 5xx for B: met/missed"; writes them as JSON.
- * Environment (optional): BENCH_FAIRNESS_DURATION (seconds per phase, default 30), BENCH_FAIRNESS_WARMUP
- * (seconds of B alone first, not counted, in which B uses each of its operations, default 2),
- * BENCH_FAIRNESS_GAP (seconds of B alone before each flood after the first, default 10; 0: none),
- * BENCH_FAIRNESS_ONLY (comma-separated flood names), BENCH_FAIRNESS_OUT (default bench-fairness.json).
- */
+// `npm run bench:fairness`: does one company's flood take the service from another? Company B's steady
+// client runs alone, then under each of A's floods, and the latencies are compared.
+// Environment (optional): BENCH_FAIRNESS_DURATION, _WARMUP, _GAP (seconds), _ONLY (flood names), _OUT.
+
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

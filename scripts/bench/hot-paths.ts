@@ -9,6 +9,7 @@
 // 2), BENCH_CONNECTIONS (default 16), BENCH_LARGE (default 1000000), BENCH_ONLY (comma-separated parts
 // of case names), BENCH_OUT (default bench-results.json), BENCH_ROUNDS (default 1: rounds of each
 // compared case, the implementations alternating; the figures are the rounds' medians).
+
 import autocannon from 'autocannon';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,8 +1,6 @@
-/**
- * The statements the stock PostgreSQL compiled with JIT, from pg_stat_statements (preloaded there). A
- * plan estimated past jit_above_cost compiles on every execution, for milliseconds to seconds, so under
- * the benchmark's load none of the service's statements should; the list shows any that does.
- */
+// The statements the stock PostgreSQL compiled with JIT (from pg_stat_statements): a plan past
+// jit_above_cost compiles on every execution, so under load none of the service's statements should.
+
 import pg from 'pg';
 
 async function withClient<T>(url: string, fn: (db: pg.Client) => Promise<T>): Promise<T> {

@@ -1,8 +1,6 @@
-/**
- * What the benchmarks share: a fresh PostgreSQL (embedded, or with BENCH_POSTGRES=stock Debian's in a
- * new cluster with initdb's defaults), child processes started from the project root and stopped (by
- * pid) on exit, error and Ctrl-C, what a process uses (RSS and CPU from /proc), tables.
- */
+// What the benchmarks share: a fresh PostgreSQL (embedded, or BENCH_POSTGRES=stock), child processes
+// stopped by pid on exit, a process's RSS and CPU, tables.
+
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -1,4 +1,5 @@
-/** Seeding for the benchmark: set-based SQL through the service's own schema and key store. */
+// Seeding for the benchmark: set-based SQL through the service's own schema and key store.
+
 import type pg from 'pg';
 import type { ReportInput } from '../../src/api-types.js';
 import { addUser, createCompany } from '../../src/companies/index.js';

@@ -1,11 +1,7 @@
-/**
- * Company B's steady client, a process of its own so that the benchmark's load does not delay it:
- * open-loop, one request every 1000/rate ms whether or not the earlier ones have answered (so queueing
- * shows), cycling through GET /reports/{id}, GET /reports?limit=20 and POST /reports/new; with `webhook`,
- * also a test delivery or a publish every `everyMs`; with `publishes`, publishes in place of that mix.
- * It reads one report first, not counted (its first fetch loads its HTTP client), prints `ready`, and at
- * the end each request's latency and status (0: no answer within 30 s) as one JSON line (STEADY_CONFIG).
- */
+// Company B's steady client, in a process of its own so the benchmark's load does not delay it:
+// open-loop (one request every 1000/rate ms, responded to or not, so queueing shows); prints each
+// request's latency and status as one JSON line (configured by STEADY_CONFIG).
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchReport } from './seed.js';
 

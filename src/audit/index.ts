@@ -1,4 +1,5 @@
-/** The audit component: the trail of who did what in a company, as the other components and the app use it. */
+// The audit component's public surface: the trail of who did what in a company.
+
 export {
   AUDIT_ACTIONS,
   listAudit,

@@ -1,4 +1,5 @@
-/** The companies component: accounts and their users, as the other components may use them. */
+// The companies component's public surface: accounts and their users.
+
 export { addInspector, addUser, countCompanies, createCompany, existingSandbox, sandboxOf } from './companies.js';
 export { findCompany, listCompanies, listUsers } from './listing.js';
 export { COMPANY, companiesRouter, requireCompany } from './routes.js';

@@ -1,4 +1,5 @@
-/** The server-rendered console at /console: pages over the components' own functions (see pages.ts). */
+// The server-rendered console at /console, built on the components' own functions (see pages.ts).
+
 export { consoleRouter } from './router.js';
 export type { ConsoleDeps } from './deps.js';
 export { sweepExpiredSessions } from './sessions.js';

@@ -1,4 +1,5 @@
-/** An instant as UTC to the second ("2026-03-14 09:30:05 UTC"): what a page shows without script. */
+// An instant shown as UTC to the second ("2026-03-14 09:30:05 UTC"), readable without script.
+
 export function utcText(iso: string): string {
   const utc = new Date(iso).toISOString();
   return `${utc.slice(0, 10)} ${utc.slice(11, 19)} UTC`;

@@ -1,8 +1,5 @@
-/**
- * The shape of the product's words for the refusals the transport reports in its own terms (a failed
- * schema keyword, an id that finds nothing): each component words its own fields and ids
- * (<component>-error-wording.ts), and src/error-wording.ts hands the whole to the one error handler.
- */
+// The shape of the product's wording for errors the transport reports in its own terms (a failed schema
+// keyword, an unknown id): each component words its own (<component>-error-wording.ts).
 
 /** What a field's failed schema keyword means, by field name then keyword (after the field's name). */
 export type FieldWording = Record<string, Record<string, string>>;

@@ -1,8 +1,5 @@
-/**
- * Every refusal the service answers, by name: its status and, where it is always the same, its message.
- * Code anywhere throws one of these (`refuse.notFound(…)`); the one error handler
- * (platform/http/error-handler.ts) writes it as `{"error": …}` with its headers. Imports nothing.
- */
+// Every error the service responds with, by name: its status and, where fixed, its message. Code throws
+// one of these (`refuse.notFound(…)`); platform/http/error-handler.ts writes it. Imports nothing.
 
 /**
  * Each kind of refusal, by a stable name: code recognises a refusal by its code, never by its message

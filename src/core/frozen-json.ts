@@ -1,8 +1,6 @@
-/**
- * Bodies serialised once: the report cache keeps each report and page frozen together with its JSON,
- * and an answer with such a body sends those bytes instead of serialising it again. A frozen body's
- * JSON cannot differ from the bytes kept for it. The sending side is platform/http/json-once.ts.
- */
+// Bodies serialised once: the report cache keeps each report and page frozen with its JSON, so a response
+// sends those bytes instead of serialising again (platform/http/json-once.ts is the sending side).
+
 const serialized = new WeakMap<object, Buffer>();
 
 /**

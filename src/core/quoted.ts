@@ -1,9 +1,6 @@
-/**
- * At most this many characters of caller input in one message: an id, a path, a field name. Enough
- * for any restId the contract accepts (255) and any id the service issues (a UUID is 36), so those are
- * quoted whole; a path or field name of megabytes would otherwise make a message of megabytes, past
- * what openapi.yaml lets `error` hold.
- */
+// The most characters of caller input quoted in one error message: enough for any restId or id the
+// service issues, while a megabyte path or field name cannot make a megabyte message.
+
 export const QUOTED_MAX_LENGTH = 256;
 
 /**

@@ -1,13 +1,7 @@
-/**
- * Gathers work that arrives while the database is busy into batches, per group (a company): a group
- * has at most one batch in flight, and the items that arrive meanwhile wait in order and leave
- * together in its next batch, so under load one statement (and one commit) serves many items, and
- * with nothing in flight an item leaves at once, alone. Groups never share a batch, so one group's
- * slow statement (a row lock, a timeout) holds back and fails only its own items. Batches of
- * different groups run at once, at most maxInFlight; groups waiting for a slot take turns (the one
- * waiting longest first, and a group whose batch ends goes to the back), so a group with a deep
- * queue never starves another. Nothing waits longer than waitMillis for its turn.
- */
+// Batches work per group (a company) while the database is busy: one batch in flight per group, items
+// arriving meanwhile leave together in the next one, so under load one statement serves many items.
+// Groups never share a batch and take turns for slots, so one group's slow batch holds back only itself.
+
 export interface BatcherOptions<T, R> {
   /** Runs one batch: the outcome of each item, in order (a value, or the error that item fails with). */
   run(items: T[]): Promise<PromiseSettledResult<R>[]>;

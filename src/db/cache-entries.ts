@@ -1,6 +1,7 @@
+// What a cache may hold: at most `total` units of size, and one group at most `perGroup` of them.
+
 import { CompanyCounts } from '../core/company-counts.js';
 
-/** What a cache may hold: at most `total` units of size, and one group at most `perGroup` of them. */
 export interface CacheBudget {
   total: number;
   perGroup: number;

@@ -1,9 +1,6 @@
-/**
- * A query parameter that pg reads once, when it writes the query to the connection, and holds its
- * text no longer. A query keeps its parameters until the database answers: a large write's text (a
- * maximal report's JSON) kept that long outlives a young-generation collection and is promoted, freed
- * only by a full one, whose pauses every company's requests wait for. Released once sent, it dies young.
- */
+// A query parameter whose text pg drops once written to the connection: a large write's text kept until
+// the response arrives would be promoted to the old generation and freed only by a full collection.
+
 export class SentOnce {
   #text: string | undefined;
 

@@ -1,7 +1,4 @@
-/**
- * PostgreSQL's errors by name (SQLSTATE, Appendix A of its manual): code outside db/ asks these
- * predicates, never compares codes itself.
- */
+// PostgreSQL's errors by name (SQLSTATE): code outside db/ asks these predicates, never compares codes.
 
 const sqlstate = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 

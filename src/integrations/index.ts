@@ -1,4 +1,5 @@
-/** The integrations component (API keys, webhook settings and deliveries, publishing), as the app uses it. */
+// The integrations component's public surface: API keys, webhook settings and deliveries, publishing.
+
 export { ApiKeyCache, type KeyAuthenticator } from './keys/api-key-cache.js';
 export { createKey, findKey, pageKeys } from './keys/api-keys.js';
 export { listDeliveries, pageDeliveries } from './webhooks/deliveries.js';

@@ -1,4 +1,5 @@
-/** The reports component, as the app and the other components may use it. */
+// The reports component's public surface, for the app and the other components.
+
 export { applicationReportsRouter } from './application-routes.js';
 export { databaseReports, ReportCache, type ReportReads } from './cache.js';
 export { reportsRouter, writesCheckTheirKey } from './partner-routes.js';

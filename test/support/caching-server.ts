@@ -1,4 +1,5 @@
-/** A server with a key cache of its own that counts its key queries, for the tests of the key cache. */
+// A server with its own key cache that counts its key queries, for the key cache's tests.
+
 import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Pool } from '../../src/db/pool.js';

@@ -1,4 +1,5 @@
-/** The value of one series ("name{label=...}") in the Prometheus text format, 0 when the series is absent. */
+// The value of one series ("name{label=...}") in the Prometheus text format, 0 when absent.
+
 export function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   const line = text.split('\n').find((l) => {

@@ -1,4 +1,5 @@
-/** A valid minimal report input, with overrides. */
+// A valid minimal report input, with overrides.
+
 export const reportInput = (overrides: Record<string, unknown> = {}) => ({
   clientNames: 'Jordan Smith',
   inspectionDate: '2026-03-14',

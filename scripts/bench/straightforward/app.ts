@@ -1,12 +1,7 @@
-/**
- * The benchmark's straightforward implementation of the partner API: what a competent engineer writes
- * in a day with the same packages (express, express-openapi-validator checking requests and responses
- * against the same openapi.yaml, pg, pino-http) and no tuning: one key query per request, normalized
- * tables joined on read, a transaction per write. `npm run bench` measures the service against it.
- * Only the benchmark (and its test, test/bench/straightforward.test.ts) uses it; src/ never imports
- * anything from here. Its fields and reads in catalogue.ts, writes in write.ts. Run as a script, it listens on 127.0.0.1:PORT
- * with its tables in the schema `straightforward` of DATABASE_URL; SIGTERM stops it.
- */
+// The yardstick for `npm run bench`: the partner API as a competent engineer writes it in a day with
+// the same packages and no tuning (normalized tables, a transaction per write). src/ never imports it.
+// As a script it listens on 127.0.0.1:PORT with its tables in the schema `straightforward`.
+
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,10 +1,6 @@
-/**
- * The straightforward implementation's mapping of report fields, derived from the service's field
- * catalogue (src/reports/fields.ts): every field is a column of its reports table, as in the service,
- * except the two it keeps normalized in child tables of their own (inspectors and invoice items). A
- * field added to the catalogue reaches the schema, the writes and the reads here by itself. Also the
- * reads: a report row with its inspectors and invoice items joined, list cursors, the errors answered 4xx.
- */
+// The straightforward implementation's report fields, derived from src/reports/fields.ts (inspectors
+// and invoice items in child tables), and its reads: a report with its children joined, list cursors, 4xx errors.
+
 import type { Report, ReportInput } from '../../../src/api-types.js';
 import { ALL_FIELDS, INPUT_FIELDS, type Origin, type ReportRow as CatalogueRow } from '../../../src/reports/index.js';
 

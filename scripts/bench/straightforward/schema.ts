@@ -1,10 +1,6 @@
-/**
- * The straightforward implementation's own schema (`straightforward`) in the benchmark's database:
- * normalized tables as one would first draw them (inspectors and invoice items in child tables of
- * their own), filled with a copy of the service's seeded companies, users, keys and reports (whose
- * inspectors and invoice items the service keeps on the report row), so that the same ids, restIds and
- * API keys work against both.
- */
+// The straightforward implementation's schema (`straightforward`): normalized tables filled with a copy
+// of the service's seeded data, so the same ids, restIds and API keys work against both.
+
 import type pg from 'pg';
 import { columnDefinition, PLAIN_COLUMNS } from './catalogue.js';
 

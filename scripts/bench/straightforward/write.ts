@@ -1,8 +1,6 @@
-/**
- * The straightforward implementation's POST /reports/new: in one transaction, the inspectors looked up
- * by address, the report inserted or updated by restId, and its inspectors and invoice items replaced
- * in their own tables.
- */
+// The straightforward implementation's POST /reports/new: one transaction that upserts the report by
+// restId and replaces its inspectors and invoice items in their own tables.
+
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { CreateResult, ReportInput } from '../../../src/api-types.js';

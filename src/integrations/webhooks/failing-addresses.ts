@@ -1,16 +1,9 @@
+// Companies whose last background delivery attempt in this process failed: they get one delivery slot
+// at a time, none for a poll after a failure, and together at most half of the worker's slots, so dead
+// receivers cannot take the slots of companies whose receivers respond. Entries expire after a minute.
+
 import type { CompanyCounts } from '../../core/company-counts.js';
 
-/**
- * The companies whose last background attempt in this process failed, and when: while a receiver is
- * down, each of its due events would fail in turn, one after the other, as fast as the cores allow,
- * and every company would pay for that work. So a company whose last attempt failed gets one place at a
- * time and, for a poll's length after a failure, none: its receiver is probed about once a poll until
- * it answers. Its events stay due and lose no step of their schedule; the first success ends the pacing.
- * The companies failing now also share at most half of the worker's places between them: a receiver
- * that hangs holds its place for the whole time limit, and with enough of them every place would wait
- * on a dead receiver while the retries and redeliveries of companies whose receivers answer wait for a
- * place. Entries older than a minute are dropped, so the map holds only companies failing now.
- */
 export class FailingAddresses {
   private readonly lastFailure = new Map<string, number>();
 

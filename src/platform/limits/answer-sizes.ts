@@ -1,10 +1,6 @@
-/**
- * What each company's answers of each kind have weighed lately, in bytes: the estimate of what its next
- * answer of that kind will move. Admission counts it with the request body, so a company whose answers
- * are maximal pages (about 1 MiB each: reading, checking and sending one is a long stretch of the event
- * loop's one thread) has as few of them in flight as its byte share allows, while a company of small answers
- * is held only by the count of requests in flight.
- */
+// The recent size of each company's responses of each kind, the estimate of the next one's bytes:
+// admission counts it with the request body, so a company of maximal pages has fewer in flight.
+
 export class AnswerSizes {
   /** Per company, per kind, the weighted average of its answers' sizes; the company seen first goes first. */
   private readonly sizes = new Map<string, Map<string, number>>();
