@@ -11,14 +11,14 @@ const replaceFlag = (field: string) => `replace_${field.replace(/[A-Z]/g, (c) =>
 type Write = NonNullable<Field<unknown>['write']>;
 
 /** Every field with how it is written and the name of its replace flag (named once, not per write). */
-const FIELDS = INPUT_FIELDS.map(([name, field]) => [name, field.write, field, replaceFlag(name)] as const);
+const WRITABLE_FIELDS = INPUT_FIELDS.map(([name, field]) => [name, field.write, field, replaceFlag(name)] as const);
 /** Each column's value in the statement: the field's own SQL, or the input row's value of the column's name. */
 const columnSql = (write: Write, field: Field<unknown>) =>
   Object.fromEntries(Object.keys(field.columns).map((c) => [c, write.sql?.[c] ?? `i.${c}`]));
 /** Each written column with the SQL of its value: the caller's keys, then every field's columns. */
 const INSERTED: Record<string, string> = Object.assign(
   { company_id: 'i.company_id', integration_id: 'i.integration_id' },
-  ...FIELDS.map(([, write, field]) => columnSql(write, field)),
+  ...WRITABLE_FIELDS.map(([, write, field]) => columnSql(write, field)),
 );
 /** The input row of a write: its position in the batch, the caller's keys, the fields' values and flags. */
 const INPUT_TYPES: Record<string, string> = Object.assign(
@@ -31,13 +31,13 @@ const INPUT_TYPES: Record<string, string> = Object.assign(
     idem_key: 'text',
     idem_print: 'bytea',
   },
-  ...FIELDS.map(([, write, field, flag]) => ({
+  ...WRITABLE_FIELDS.map(([, write, field, flag]) => ({
     ...(write.inputs ?? field.columns),
     ...(write.replaces === 'never' ? {} : { [flag]: 'boolean' }),
   })),
 );
 /** The fields an update may replace, each with its flag and columns. */
-const REPLACEABLE = FIELDS.flatMap(([, write, field, flag]) =>
+const REPLACEABLE = WRITABLE_FIELDS.flatMap(([, write, field, flag]) =>
   write.replaces === 'never' ? [] : [{ flag, columns: Object.keys(field.columns) }],
 );
 /** The columns only the write that creates a report writes: the caller's keys and the restId. */
@@ -240,7 +240,7 @@ export function inputRow(origin: Origin, input: ReportInput, idempotency?: Idemp
     // bytea's hex input form, as jsonb_to_recordset reads it.
     idem_print: idempotency ? `\\x${idempotency.print.toString('hex')}` : null,
   };
-  for (const [name, write, , flag] of FIELDS) {
+  for (const [name, write, , flag] of WRITABLE_FIELDS) {
     Object.assign(row, write.params(input[name], origin));
     if (write.replaces !== 'never') row[flag] = write.replaces(input[name], origin);
   }
