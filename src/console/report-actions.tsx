@@ -9,7 +9,7 @@ import type { PageDeps } from './deps.js';
 import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
-import { outcomeOf } from './report-outcome.js';
+import { publishOutcomeText } from './report-outcome.js';
 import { ReportPage, type PublishStep, type ReportProps } from './report-page.js';
 import { reportsOf } from './reports-inbox.js';
 
@@ -112,7 +112,7 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
       const attempt = latest && latest.id !== before?.id ? latest : undefined;
       return step({ step: 'failed', publishedUrl: String(publishedUrl), error: failed.message, ...shown, attempt });
     }
-    await redirectWith(db, res, page, { outcome: outcomeOf(result.value) });
+    await redirectWith(db, res, page, { outcome: publishOutcomeText(result.value) });
   });
 }
 

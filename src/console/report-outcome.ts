@@ -14,7 +14,7 @@ const NOT_SENT: Record<NotSentReason, string> = {
 };
 
 /** What a publish did, in the inspector's words, for the flash of the page its redirect names. */
-export function outcomeOf({ webhook }: PublishResult): string {
+export function publishOutcomeText({ webhook }: PublishResult): string {
   switch (webhook.outcome) {
     case 'sent':
       return `Published; the integration was notified (outcome sent: the receiver answered HTTP ${webhook.status}).`;
