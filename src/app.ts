@@ -39,7 +39,7 @@ import { warmValidators } from './platform/http/warm-validators.js';
 import { operationsRouter } from './platform/observability/operations.js';
 import { docsRouter } from './platform/http/docs.js';
 import { jsonOnce } from './platform/http/json-once.js';
-import { partnerLimits, type PartnerLimits } from './platform/limits/partner-limits.js';
+import { partnerLimitsMiddleware, type PartnerLimits } from './platform/limits/partner-limits.js';
 
 /** The console's sessions past their expiry go by the serving process's sweep. */
 export { sweepExpiredSessions } from './console/index.js';
@@ -138,7 +138,7 @@ export function createApp({
   app.use(
     ['/auth', '/reports', '/sandbox', '/events'],
     requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
-    partnerLimits(limits),
+    partnerLimitsMiddleware(limits),
   );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());

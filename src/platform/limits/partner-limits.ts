@@ -51,7 +51,7 @@ export interface PartnerLimits {
  * taken: the key's request budget (RateLimit header fields on every answer; 429 past it), then the
  * company's fair share of the process (429 when its queue is full or its turn does not come in time).
  */
-export function partnerLimits({ admission, rateLimiter }: PartnerLimits): RequestHandler {
+export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimits): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
   const answers = new AnswerSizes();
   const tooBusy = (err: unknown) => {
