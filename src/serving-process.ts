@@ -39,7 +39,7 @@ function sweepConsoleAndAudit(db: Pool, auditRetentionMs: number): NodeJS.Timeou
  * the feed left by a stopped process, and the sweep of events past EVENT_RETENTION; the worker starts once
  * the process listens.
  */
-function webhookDeliveries(config: Config, { db, logger, notifier, retryPolicy }: AppDeps) {
+function setUpWebhookDeliveries(config: Config, { db, logger, notifier, retryPolicy }: AppDeps) {
   const worker = new DeliveryWorker({
     db,
     notifier,
@@ -94,7 +94,7 @@ export async function startServingProcess(
   const sessionSweeper = sweepConsoleAndAudit(db, config.auditRetentionMs);
   const loop = new EventLoopLoad(LOOP_BUSY);
   const deps = appDepsFor(config, { db, appToken, logger, apiKeys, reports, loop });
-  const { worker, eventTimers } = webhookDeliveries(config, deps);
+  const { worker, eventTimers } = setUpWebhookDeliveries(config, deps);
   const app = createApp(deps);
   const server = await listen(app, config.port, config.host);
   if (config.webhookWorker) worker.start();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Got } from 'got';
 import { CompanyCounts } from '../../core/company-counts.js';
-import { webhookDeliveries } from '../../platform/observability/metrics.js';
+import { webhookDeliveriesTotal } from '../../platform/observability/metrics.js';
 import { guardedAgent, refusedAddress, type AddressGuardOptions } from './address-guard.js';
 import type { EventType } from '../../api-types.js';
 import { signedHeaders } from './signing.js';
@@ -122,7 +122,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         error: describeFailure(err, options.timeoutMs, isTimeout),
         responseExcerpt: '',
       }));
-      webhookDeliveries.inc({ outcome: outcome.error === '' ? 'sent' : 'failed' });
+      webhookDeliveriesTotal.inc({ outcome: outcome.error === '' ? 'sent' : 'failed' });
       return { attemptedAt, durationMs: Math.round(performance.now() - started), ...outcome };
     },
   };

@@ -28,16 +28,16 @@ export type WebhookOutcome = 'sent' | 'failed';
 
 /**
  * Webhook deliveries attempted, by outcome: `sent` (2xx) or `failed` (network error, timeout,
- * non-2xx, refused address). The notifier calls `webhookDeliveries.inc({ outcome })` per attempt.
+ * non-2xx, refused address). The notifier calls `webhookDeliveriesTotal.inc({ outcome })` per attempt.
  */
-export const webhookDeliveries = new Counter<'outcome'>({
+export const webhookDeliveriesTotal = new Counter<'outcome'>({
   name: 'webhook_deliveries_total',
   help: 'Webhook deliveries attempted, by outcome (sent, failed).',
   labelNames: ['outcome'] as const,
   registers: [processRegistry],
 });
 // Both series exist from the start, so rate() and alerts work before the first failure.
-for (const outcome of ['sent', 'failed'] satisfies WebhookOutcome[]) webhookDeliveries.inc({ outcome }, 0);
+for (const outcome of ['sent', 'failed'] satisfies WebhookOutcome[]) webhookDeliveriesTotal.inc({ outcome }, 0);
 
 interface RequestSeries {
   count: { inc(): void };
