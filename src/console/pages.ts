@@ -1,13 +1,13 @@
 import type { Area } from './access.js';
-import { accountPage } from './account-page.js';
-import { auditPage } from './audit-page.js';
-import { companyPages } from './companies-page.js';
-import { companyPage } from './company-page.js';
+import { accountRoutes } from './account-routes.js';
+import { auditRoutes } from './audit-routes.js';
+import { companiesRoutes } from './companies-routes.js';
+import { companyRoutes } from './company-routes.js';
 import type { PageRoutes } from './deps.js';
-import { restApiPage } from './rest-api-page.js';
-import { reportPages } from './report-actions.js';
-import { reportsInbox } from './reports-inbox.js';
-import { usersPage } from './users-page.js';
+import { restApiRoutes } from './rest-api-routes.js';
+import { reportActionRoutes } from './report-actions.js';
+import { reportsInboxRoutes } from './reports-inbox.js';
+import { usersRoutes } from './users-routes.js';
 
 /**
  * The console's signed-in pages, each module with the area whose roles may use its routes (access.ts AREAS). A new page is a module `(router, deps) => void` added here: it
@@ -17,17 +17,17 @@ import { usersPage } from './users-page.js';
  * (redirectWith, flash.ts), so a reload or Back sends nothing again. A refused form (400, 404, 409, 422)
  * is the one exception: the page is rendered again with the refusal's status, its field errors and the
  * values typed, since sending it again changes nothing either. An action that cannot be undone asks
- * first on a GET page of its own (confirm-page.tsx). The router has already checked the session and the
+ * first on a GET page of its own (confirm-view.tsx). The router has already checked the session and the
  * CSRF token of every POST (each form carries <CsrfField/>), found `:companyId` (companyOf) and taken
  * the flash of the page a GET asks for.
  */
 export const PAGES: [Area, PageRoutes][] = [
-  ['companies', companyPages],
-  ['company', companyPage],
-  ['restApi', restApiPage],
-  ['users', usersPage],
-  ['audit', auditPage],
-  ['reports', reportsInbox],
-  ['reports', reportPages],
-  ['account', accountPage],
+  ['companies', companiesRoutes],
+  ['company', companyRoutes],
+  ['restApi', restApiRoutes],
+  ['users', usersRoutes],
+  ['audit', auditRoutes],
+  ['reports', reportsInboxRoutes],
+  ['reports', reportActionRoutes],
+  ['account', accountRoutes],
 ];

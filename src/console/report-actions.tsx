@@ -10,7 +10,7 @@ import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
 import { render } from './render.js';
 import { publishOutcomeText } from './report-outcome.js';
-import { ReportPage, type PublishStep, type ReportProps } from './report-page.js';
+import { ReportPage, type PublishStep, type ReportProps } from './report-view.js';
 import { reportsOf } from './reports-inbox.js';
 
 /** What a publish answers the inspector's choice with: the PublishInput it sends. */
@@ -35,7 +35,7 @@ function shownState(body: unknown): { publishedAt: string } {
  * the same functions as the application API's routes (startReport, publishReport). The page shows the
  * publish step its flash holds (the question, a failed notification), else the publish form.
  */
-export function reportPages(router: PageRouter, deps: PageDeps): void {
+export function reportActionRoutes(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
 
   router.get('/companies/:companyId/reports/:reportId', async (req, res) => {

@@ -203,7 +203,7 @@ function positionOf(after?: string, before?: string): { after?: ListCursor; befo
  * GET …/reports: the company's reports, newest inspection first, a page (the API's default limit) at a
  * time either way, filtered by status and by inspector. A filter or cursor that is none is the 400 page.
  */
-export function reportsInbox(router: PageRouter, { db }: PageDeps): void {
+export function reportsInboxRoutes(router: PageRouter, { db }: PageDeps): void {
   router.get('/companies/:companyId/reports', async (req, res) => {
     const company = companyOf(res.locals);
     const query = req.query as Record<string, unknown>;

@@ -1,10 +1,10 @@
 import type { ApiKeySummary, Company } from '../api-types.js';
 import { DEFAULT_SECRET_OVERLAP_SECONDS } from '../integrations/index.js';
-import { ConfirmPage } from './confirm-page.js';
+import { ConfirmPage } from './confirm-view.js';
 import { base, Breadcrumb, WEBHOOK_NAMES, type World } from './rest-api-view.js';
 import { Time } from './time.js';
 
-/** The REST API page's actions that cannot be undone, each asked first (confirm-page.tsx). */
+/** The REST API page's actions that cannot be undone, each asked first (confirm-view.tsx). */
 
 export function RevokePage({ company, keys }: { company: Company; keys: number }) {
   return (

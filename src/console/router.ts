@@ -8,7 +8,7 @@ import { errorPages, notFoundPage } from './error-pages.js';
 import { takeFlash } from './flash.js';
 import { formBody } from './form-body.js';
 import { consoleHeaders } from './headers.js';
-import { invitationRoutes } from './invitation-page.js';
+import { invitationRoutes } from './invitation-routes.js';
 import { PAGES } from './pages.js';
 import { formChecker } from './schema-check.js';
 import { refuseUntrustedTls } from './session-cookie.js';

@@ -13,7 +13,7 @@ import type { PageRouter } from './access.js';
 import { companyOf, doerOf } from './company-param.js';
 import type { PageDeps } from './deps.js';
 import { formValues } from './form.js';
-import { invitationPath } from './invitation-page.js';
+import { invitationPath } from './invitation-routes.js';
 import { render } from './render.js';
 import { flashOf, redirectWith } from './flash.js';
 import { placesOf, type Places } from './page-links.js';
@@ -31,7 +31,7 @@ type State = Omit<UsersProps, 'company' | 'people' | 'invitations' | 'places'>;
  * stays, an inspector of their reports), "Invite" (the link shown once), each open invitation's "Revoke".
  * The people and the invitations are each paged both ways (`peopleAfter`, `invitationsBefore`: an id).
  */
-export function usersPage(router: PageRouter, { db, forms }: PageDeps): void {
+export function usersRoutes(router: PageRouter, { db, forms }: PageDeps): void {
   const show = async (res: Response, status: number, state: State = {}, places: Places = {}) => {
     const company = companyOf(res.locals);
     const [people, invitations] = await Promise.all([

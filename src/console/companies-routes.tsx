@@ -51,7 +51,7 @@ function CompaniesPage({ companies, older, newer, values, errors }: CompaniesPro
 }
 
 /** GET /console/companies (newest first, a page at a time) and POST /console/companies ("Create company"). */
-export function companyPages(router: PageRouter, { db, forms }: PageDeps): void {
+export function companiesRoutes(router: PageRouter, { db, forms }: PageDeps): void {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const page = (query: Record<string, unknown> = {}) =>
     listCompanies(db, { limit: DEFAULT_PAGE_LIMIT, after: text(query.after), before: text(query.before) });

@@ -56,7 +56,7 @@ function AccountPage({ person, errors }: { person: Person; errors?: FieldErrors 
  * A person's own account: "Change password" (every other session ends; this browser gets a new one) and
  * "Sign out everywhere".
  */
-export function accountPage(router: PageRouter, { db }: PageDeps): void {
+export function accountRoutes(router: PageRouter, { db }: PageDeps): void {
   const person = (res: Response) => principalOf(res.locals) as Person;
 
   router.get('/account', (_req, res) => render(res, 200, <AccountPage person={person(res)} />));

@@ -64,7 +64,7 @@ function CompanyPage({ company, inspectors, values, errors }: CompanyProps) {
 }
 
 /** A company's page (its inspectors and its settings' links) and POST …/inspectors ("Add inspector"). */
-export function companyPage(router: PageRouter, { db, forms }: PageDeps): void {
+export function companyRoutes(router: PageRouter, { db, forms }: PageDeps): void {
   const props = async (company: Company) => ({
     company,
     inspectors: await listUsers(db, company.id, INSPECTORS_SHOWN),

@@ -52,7 +52,7 @@ import { utcText } from './time.js';
  * answered 303 to the page with what it did in the flash (a new key and a secret too, shown once).
  * "Revoke" (a key), "Rotate secret" and "Revoke REST API Integration" ask first, on a page of their own.
  */
-export function restApiPage(router: PageRouter, deps: PageDeps): void {
+export function restApiRoutes(router: PageRouter, deps: PageDeps): void {
   const { db } = deps;
   const show: Show = async (res, status, state = {}) => {
     const company = companyOf(res.locals);

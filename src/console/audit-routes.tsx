@@ -109,7 +109,7 @@ function AuditPage({ base, entries, more, actor, action, paged }: AuditProps) {
 }
 
 /** The company's audit trail (GET …/audit), for the operator and the company's admins: newest first, filtered, paged. */
-export function auditPage(router: PageRouter, { db }: PageDeps): void {
+export function auditRoutes(router: PageRouter, { db }: PageDeps): void {
   router.get('/companies/:companyId/audit', async (req, res) => {
     const company = companyOf(res.locals);
     const { before, actor, action } = queryOf(req.query as Record<string, unknown>);
