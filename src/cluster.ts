@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { answerMetricsRequests } from './platform/observability/cluster-metrics.js';
+import { serveMetricsRequests } from './platform/observability/cluster-metrics.js';
 import type { Logger } from './platform/observability/logger.js';
 
 /** A replacement waits 100 ms after a worker died, doubled for each death within a minute, at most 30 s. */
@@ -36,7 +36,7 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
   const restarts = new Set<NodeJS.Timeout>();
   const fork = () => cluster.fork(env);
 
-  answerMetricsRequests();
+  serveMetricsRequests();
 
   let listened = false;
   let failStart: (err: Error) => void = () => undefined;

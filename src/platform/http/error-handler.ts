@@ -41,7 +41,7 @@ function decoded(segment: string): string | undefined {
 /**
  * A path whose id does not percent-decode (the validator says "malformed uri") cannot name anything
  * that exists: it gets the 404 of an unknown id, as the document promises. Every other id reaches its
- * handler, whose lookup answers that 404 for anything unknown, malformed or too long.
+ * handler, whose lookup responds with that 404 for anything unknown, malformed or too long.
  */
 const isMalformedUri = (items: ValidatorItem[]) => items.some((i) => i.message?.startsWith('malformed uri'));
 
@@ -57,7 +57,7 @@ function undecodableIdNotFound(path: string, wording: ErrorWording): HttpError |
 const noRoute = (req: { method: string; path: string }) =>
   refuse.notFound(`no route ${req.method} ${quoted(req.path)}`);
 
-/** Every GET path answers HEAD too (see headAsGet), which the validator's Allow leaves out. */
+/** Every GET path serves HEAD too (see headAsGet), which the validator's Allow leaves out. */
 function withHead(headers: Record<string, string>): Record<string, string> {
   const allow = headers.Allow?.split(', ');
   return allow?.includes('GET') ? { ...headers, Allow: [...allow, 'HEAD'].join(', ') } : headers;
@@ -111,18 +111,16 @@ export const ERROR_MAX_LENGTH = 2000;
 
 const LAST_RESORT_BODY = JSON.stringify({ error: 'internal server error' });
 
-/** The headers of the error answer each response attempted: the last resort drops them (they describe that answer). */
+/** The headers the first handler set on each response: the last resort removes them (they describe the error it failed to send). */
 const attemptedHeaders = new WeakMap<Response, string[]>();
 
 /**
- * The one place that writes error bodies: always exactly {"error": "..."}. Two layers, the second for
- * when the first fails: whatever goes wrong while answering an error (a throw here, which Express passes
- * to the next error handler; the response validator refusing the error body, which it passes to the
- * `next` it was given when the request went through it, and that now leads past this handler) must still
- * leave as the declared JSON, never as Express's HTML page.
+ * The one place that writes error bodies: always exactly {"error": "..."}. The second handler catches
+ * whatever goes wrong while sending an error (a throw here, or the response validator refusing the error
+ * body), so that it still leaves as the declared JSON, never as Express's HTML page.
  */
 export function errorHandler(logger: Logger, wording: ErrorWording): [ErrorRequestHandler, ErrorRequestHandler] {
-  const answer: ErrorRequestHandler = (err, req, res, _next) => {
+  const respond: ErrorRequestHandler = (err, req, res, _next) => {
     const httpError = toHttpError(err, req, wording);
     if (httpError.status >= 500) {
       // requestLog(req) carries the request id, so this line pairs with the request's own line.
@@ -161,7 +159,7 @@ export function errorHandler(logger: Logger, wording: ErrorWording): [ErrorReque
     }
   };
 
-  return [answer, lastResort];
+  return [respond, lastResort];
 }
 
 export const unknownRoute: RequestHandler = (req) => {

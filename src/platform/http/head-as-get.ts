@@ -9,7 +9,7 @@ function restore(req: MaybeHead): void {
 
 /**
  * HEAD is GET without a body (RFC 9110), and Express routes it to the GET handlers; but the validator
- * finds operations by method and would answer 405, the document declaring only GET. So HEAD goes through
+ * finds operations by method and would respond 405, the document declaring only GET. So HEAD goes through
  * the validator as the GET it mirrors and is HEAD again after it (logs, routing, errors). Node sends no
  * body for a HEAD request whatever the handler writes: it decided so when the request arrived.
  */

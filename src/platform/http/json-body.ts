@@ -33,7 +33,7 @@ function occurrencesUpTo(bytes: Uint8Array, byte: number, limit: number): number
  * brackets outside strings, in constant stack and before JSON.parse builds anything. In UTF-8 every
  * byte of a multi-byte character is ≥ 0x80, so it never reads as a quote or a bracket. Text that is not
  * JSON at all is left to the parser to refuse. Text with at most max opening brackets in all cannot
- * nest deeper: most bodies are answered by two searches for a byte, not by the scan.
+ * nest deeper: most bodies are settled by two searches for a byte, not by the scan.
  */
 export function nestsDeeperThan(json: Uint8Array, max: number): boolean {
   const brackets = occurrencesUpTo(json, OPEN_BRACKET, max);

@@ -4,7 +4,7 @@ import { keptJson } from '../../core/frozen-json.js';
 const expressJson = express.response.json;
 
 /**
- * The app's `res.json` (set on app.response, so every answer of the app has it): a body frozen with
+ * The app's `res.json` (set on app.response, so every response of the app has it): a body frozen with
  * its JSON (core/frozen-json.ts, the report cache's) is sent as those bytes, anything else as Express
  * sends it. The body is still what the response validator checks: it wraps `res.json` for each request
  * and calls this one with the body it validated; only the serialisation is shared. The app sets no

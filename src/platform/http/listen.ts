@@ -19,7 +19,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
-/** The answer to a request Node refused before the app saw it (headers too large, bad framing, too slow). */
+/** The response to a request Node refused before the app saw it (headers too large, bad framing, too slow). */
 function clientErrorOf(err: Error & { code?: string; reason?: unknown }, requestTimeoutMs: number) {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -33,11 +33,10 @@ function clientErrorOf(err: Error & { code?: string; reason?: unknown }, request
 }
 
 /**
- * Answers Node's own refusals with a JSON error body, as Node would answer them with an empty one:
- * only when no response of this connection has started (else the bytes would corrupt it), and closing
- * the connection, whose framing can no longer be trusted.
+ * Responds to Node's own refusals with a JSON error body where Node would send an empty one: only when
+ * no response of this connection has started (else the bytes would corrupt it), and closing the connection.
  */
-function answerClientErrors(server: Server, requestTimeoutMs: number): void {
+function respondToClientErrors(server: Server, requestTimeoutMs: number): void {
   const responding = new WeakMap<Socket, ServerResponse>();
   const track = (req: IncomingMessage, res: ServerResponse) => {
     responding.set(req.socket, res);
@@ -59,7 +58,7 @@ function answerClientErrors(server: Server, requestTimeoutMs: number): void {
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${randomUUID()}`,
-      // As every answer of the API (see no-store.ts).
+      // As every response of the API (see no-store.ts).
       'Cache-Control: no-store',
       'Connection: close',
     ];
@@ -72,7 +71,7 @@ export interface ListenOptions {
   requestTimeoutMs?: number;
 }
 
-/** Listens with the timeouts above, Node's own refusals answered as JSON; resolves once the port is bound. */
+/** Listens with the timeouts above, Node's own refusals sent as JSON; resolves once the port is bound. */
 export async function listen(
   app: Express,
   port: number,
@@ -88,8 +87,8 @@ export async function listen(
     },
     app,
   );
-  answerClientErrors(server, requestTimeoutMs);
-  // Node answers an Expect it cannot meet with an empty 417 unless the app does: the app refuses it as JSON.
+  respondToClientErrors(server, requestTimeoutMs);
+  // Node responds to an Expect it cannot meet with an empty 417 unless the app does: the app refuses it as JSON.
   server.on('checkExpectation', app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -109,7 +108,7 @@ export async function listen(
  */
 export async function stopServer(server: Server, timeoutMs: number): Promise<boolean> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // A request that still arrives on an open keep-alive connection is answered, then the connection closes.
+  // A request that still arrives on an open keep-alive connection gets its response, then the connection closes.
   server.prependListener('request', (_req, res) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   });

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 
 /**
- * `Cache-Control: no-store` on every answer of the API's operations, errors included: they carry one
+ * `Cache-Control: no-store` on every response of the API's operations, errors included: they carry one
  * company's reports, the verdict on a key, the application's secrets or the instance's state, none of
  * which a browser, proxy or CDN may keep. (The public documents under docsRouter are cacheable.)
  */

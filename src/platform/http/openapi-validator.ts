@@ -33,7 +33,7 @@ export function openApiValidator({ validateResponses }: { validateResponses: boo
     // Query and path parameters are coerced from text; bodies never are (1 is not "1", null is not "").
     validateRequests: { allowUnknownQueryParameters: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
-    // Keys are checked by requireApiKey, which answers 400 as openapi.yaml declares (BadKey) (the validator would say 401).
+    // Keys are checked by requireApiKey, which responds 400 as openapi.yaml declares (BadKey) (the validator would say 401).
     validateSecurity: false,
     validateFormats: true,
     // The document declares no multipart body: no upload parser in every request's path.

@@ -17,7 +17,7 @@ const templates = Object.keys(openApiDocument<{ paths: object }>().paths).map((t
 /**
  * The path template of openapi.yaml a request belongs to (`/reports/{reportId}`), never the raw
  * path, so that logs and metrics group by operation. The validator's match is used when it ran;
- * requests answered before it (a missing API key) are matched against the document here; routes
+ * requests refused before it (a missing API key) are matched against the document here; routes
  * outside the document (the docs page) go by their Express route.
  */
 export function routeTemplate(req: Request): string {

@@ -11,15 +11,13 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * An answer written before its request's body has arrived in full (a refusal before the body is read,
- * a body sent with a GET) closes the connection: `Connection: close`, and Node closes it once the answer
- * is sent. Kept open, the connection would still be reading that body, and a client that stops sending
- * it, having its answer, would get a second one, the request timeout's 408, which it would read as the
- * answer to its next request; a next request sent at once would be read as the rest of the body.
+ * A response written before its request's body has arrived in full (a refusal before the body is read,
+ * a body sent with a GET) closes the connection: kept open, the rest of the body would be read as the
+ * next request, or the request timeout's 408 would arrive as the response to the client's next request.
  */
 export const closeAfterUnreadBody: RequestHandler = (req, res, next) => {
   if (hasBody(req)) {
-    // Every answer's head passes through writeHead (Node calls it for an implicit head too).
+    // Every response's head passes through writeHead (Node calls it for an implicit head too).
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
       if (!req.complete) this.setHeader('Connection', 'close');

@@ -54,10 +54,10 @@ export async function warmValidators(validator: RequestHandler[]): Promise<void>
   app.use((_req, res) => {
     res.json({});
   });
-  const answer: ErrorRequestHandler = (_err, _req, res, _next) => {
+  const respond500: ErrorRequestHandler = (_err, _req, res, _next) => {
     if (!res.headersSent) res.status(500).end();
   };
-  app.use(answer);
+  app.use(respond500);
   // Exclusive: a cluster worker's port 0 would otherwise be one port shared by every worker (node:cluster).
   const server = await new Promise<Server>((resolve, reject) => {
     const created = createServer(app).once('error', reject);

@@ -19,7 +19,7 @@ export interface AdmissionOptions {
    * fits when none of its company's is in flight).
    */
   companyBytes: number;
-  /** Bytes the process's requests may move at once (idem). */
+  /** Bytes the requests of the whole process may move at once. */
   processBytes: number;
   /** Requests of one company waiting for their turn, at most; past it a request is refused at once. */
   maxWaiting: number;
@@ -31,7 +31,7 @@ export interface AdmissionOptions {
   random?: () => number;
 }
 
-/** How many times companyBytes a company alone may move (its places are lent by perCompanyAlone). */
+/** How many times companyBytes a company alone may move (its extra slots are set by perCompanyAlone). */
 export const LENT_BYTES = 4;
 
 /** Why a request was not admitted: its company's queue is full, or it waited waitMillis. */
@@ -128,7 +128,7 @@ export class Admission {
 
   private fits(companyId: string, bytes: number): boolean {
     const { perCompany, perCompanyAlone = perCompany, companyBytes, processBytes } = this.options;
-    // A company alone is lent more places and bytes, as much as another company's first requests may find ahead.
+    // A company alone is lent more slots and bytes: as much as another company's first requests may find ahead.
     const others = this.lastSeen.size > 1;
     const inFlight = this.requests.get(companyId);
     return (
@@ -171,10 +171,9 @@ export class Admission {
   }
 
   /**
-   * Waiting requests are granted from the event loop's check phase, never in the same turn as the
-   * request that ended: a grant runs its request on in microtasks, so granting at once would run a
-   * company's whole queue one request after another without the loop ever reading another company's
-   * sockets, and every other company's answers would wait for the whole queue.
+   * Waiting requests are granted from the event loop's check phase (setImmediate), not in the turn the
+   * last one ended: granting at once would run a company's whole queue without the loop ever reading
+   * another company's sockets.
    */
   private schedulePump(): void {
     if (this.pumpScheduled || this.queues.size === 0) return;

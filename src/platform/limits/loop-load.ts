@@ -12,7 +12,7 @@ const WINDOW_MS = 20;
  * The event loop's utilisation (the share of its time spent running callbacks rather than waiting for
  * I/O: performance.eventLoopUtilization), measured over the span since the previous measurement
  * (WINDOW_MS at least), on demand: no timer of its own. Busy past `threshold`: every request of every
- * company then waits longer for the loop at each of its steps (its socket read, its database answers,
+ * company then waits longer for the loop at each of its steps (its socket read, its database results,
  * its write), the more so the nearer the loop is to full.
  */
 export class EventLoopLoad implements LoopLoad {

@@ -3,7 +3,7 @@ import { keyPrincipal } from '../../core/request-context.js';
 import { refuse } from '../../core/errors.js';
 import { BODILESS_METHODS, MAX_BODY_BYTES } from '../http/json-body.js';
 import { Admission, AdmissionRefused } from './admission.js';
-import { AnswerSizes } from './answer-sizes.js';
+import { ResponseSizes } from './response-sizes.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** The name of the one policy in the RateLimit header fields. */
@@ -24,14 +24,12 @@ export function bodyBytes(req: Request): number {
 }
 
 /**
- * What an answer of a kind not yet seen from the company is counted as: a read of reports may answer a
- * page or a report of the largest size (about 1 MiB), so a company's first burst of maximal pages is
- * admitted by its byte share, not by count alone, and does not hold up the other companies' requests
- * at a process's start; its first answer teaches the real size. Others are small.
+ * The expected size of a response of a kind not yet seen from the company: a read of reports may return
+ * up to 1 MiB, so a first burst of maximal pages is admitted by the company's byte share, not by count alone.
  */
-const unseenAnswerBytes = (kind: string) => (/^(GET|HEAD) (list|report)$/.test(kind) ? MAX_BODY_BYTES : 0);
+const unseenResponseBytes = (kind: string) => (/^(GET|HEAD) (list|report)$/.test(kind) ? MAX_BODY_BYTES : 0);
 
-/** The kind of a partner request, for the estimate of its answer's size: one of a few, whatever the path. */
+/** The kind of a partner request, for the estimate of its response's size: one of a few, whatever the path. */
 function kindOf(req: Request): string {
   // The whole path: mounted on '/reports', req.path alone is '/' for a list and '/<id>' for a report.
   const path = `${req.baseUrl}${req.path}`;
@@ -48,12 +46,12 @@ export interface PartnerLimits {
 
 /**
  * The partner API's limits, after the key is known and before the body is read or anything shared is
- * taken: the key's request budget (RateLimit header fields on every answer; 429 past it), then the
+ * taken: the key's request budget (RateLimit header fields on every response; 429 past it), then the
  * company's fair share of the process (429 when its queue is full or its turn does not come in time).
  */
 export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimits): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
-  const answers = new AnswerSizes();
+  const responseSizes = new ResponseSizes();
   const tooBusy = (err: unknown) => {
     if (!(err instanceof AdmissionRefused)) return err;
     return refuse.tooManyRequests(
@@ -77,18 +75,18 @@ export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimit
       }
     }
     const kind = kindOf(req);
-    const answer = answers.expected(companyId, kind) ?? unseenAnswerBytes(kind);
-    const bytes = bodyBytes(req) + Math.min(answer, MAX_BODY_BYTES);
+    const expected = responseSizes.expected(companyId, kind) ?? unseenResponseBytes(kind);
+    const bytes = bodyBytes(req) + Math.min(expected, MAX_BODY_BYTES);
     // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
     // once. The connection may already have closed (during the key check): then no 'close' comes again.
     let release = admission.tryAdmit(companyId, bytes);
     let closed = res.closed;
     res.once('close', () => {
       closed = true;
-      // Only an admitted request's answer is of its kind: a refusal's few bytes would lower the estimate
-      // of a company refused often, and admit more of its large answers at once.
+      // Only an admitted request's response counts: a refusal's few bytes would lower the estimate of a
+      // company refused often, and admit more of its large responses at once.
       if (release && res.writableFinished)
-        answers.record(companyId, kind, Number(res.getHeader('content-length')) || 0);
+        responseSizes.record(companyId, kind, Number(res.getHeader('content-length')) || 0);
       release?.();
     });
     const go = () => (closed ? release!() : next());

@@ -1,12 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 
-/**
- * /metrics under node:cluster: a worker asks the primary over IPC, and the primary answers with every
- * worker's metrics (prom-client's AggregatorRegistry: counters and histograms summed).
- */
+// /metrics under node:cluster: a worker asks the primary over IPC, and the primary replies with every
+// worker's metrics (prom-client's AggregatorRegistry: counters and histograms summed).
 
-/** The IPC message a worker sends for the aggregated metrics, and the primary answers with. */
+/** The IPC message a worker sends for the aggregated metrics, and the primary replies with. */
 const METRICS_MESSAGE = 'intake:cluster-metrics';
 /** Longer than prom-client's own 5 s limit for collecting the workers' metrics in the primary. */
 const METRICS_TIMEOUT_MS = 6_000;
@@ -21,23 +19,23 @@ interface MetricsMessage {
 const isMetricsMessage = (message: unknown): message is MetricsMessage =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === METRICS_MESSAGE;
 
-/** In the primary: answers each worker's request for the aggregated metrics. */
-export function answerMetricsRequests(): void {
+/** In the primary: replies to each worker's request for the aggregated metrics. */
+export function serveMetricsRequests(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker: Worker, message: unknown) => {
     if (!isMetricsMessage(message)) return;
-    const answer = (reply: Partial<MetricsMessage>) => {
+    const send = (reply: Partial<MetricsMessage>) => {
       if (worker.isConnected()) worker.send({ type: METRICS_MESSAGE, id: message.id, ...reply });
     };
     aggregator.clusterMetrics().then(
-      (text) => answer({ text }),
-      (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
+      (text) => send({ text }),
+      (err: unknown) => send({ error: err instanceof Error ? err.message : String(err) }),
     );
   });
 }
 
 let lastId = 0;
-/** Scrapes waiting for the primary, each ended by its answer or its timeout. */
+/** Scrapes waiting for the primary, each ended by its reply or its timeout. */
 const pending = new Map<number, (reply: MetricsMessage | undefined) => void>();
 
 /** In a worker: the metrics of every worker, aggregated by the primary. */

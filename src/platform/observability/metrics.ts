@@ -109,7 +109,7 @@ function metricsRegistry(pool: Pool): Registry {
 export function metricsSource(pool: Pool): { contentType: string; text: () => Promise<string> } {
   const registry = metricsRegistry(pool);
   if (!cluster.isWorker) return { contentType: registry.contentType, text: () => registry.metrics() };
-  // Constructing one installs prom-client's answer to the primary's requests in this worker.
+  // Constructing one installs prom-client's handler of the primary's requests in this worker.
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries(registry);
   return { contentType: registry.contentType, text: clusterMetrics };

@@ -14,7 +14,7 @@ export function operationsRouter(db: Pool, appToken: string, starting: () => str
   const router = Router();
   const metrics = metricsSource(db);
 
-  // Alive: the process answers. Deliberately does not touch the database, so a database outage
+  // Alive: the process responds. Deliberately does not touch the database, so a database outage
   // makes instances unready, not restarted.
   router.get('/healthz', (_req, res: Response<OperationalStatus>) => {
     res.json({ status: 'ok' });
@@ -33,7 +33,7 @@ export function operationsRouter(db: Pool, appToken: string, starting: () => str
     try {
       text = await metrics.text();
     } catch (err) {
-      // Only in a cluster: a worker did not answer the primary in time (one just died or is starting).
+      // Only in a cluster: a worker did not reply to the primary in time (one just died or is starting).
       throw refuse.unavailable(`metrics unavailable: ${(err as Error).message}`);
     }
     res.type(metrics.contentType).send(text);
