@@ -25,12 +25,12 @@ export type ErrorCode =
   | 'TOO_MANY_REQUESTS'
   | 'INTERNAL'
   | 'BAD_GATEWAY'
-  | 'KEPT_ANSWER'
+  | 'KEPT_RESPONSE'
   | 'UNAVAILABLE';
 
 /**
  * The refusals about a passing state, not the request: the same request may succeed later, and the
- * answer asks for that retry (an Idempotency-Key never keeps them, or the retry would get them again).
+ * response asks for that retry (an Idempotency-Key never keeps them, or the retry would get them again).
  */
 const TRANSIENT: ReadonlySet<ErrorCode> = new Set(['CONFLICT_FOR_NOW', 'TOO_MANY_REQUESTS', 'UNAVAILABLE']);
 
@@ -51,7 +51,7 @@ export class HttpError extends Error {
   }
 }
 
-/** Seconds a client is asked to wait before retrying a 503 of a database that cannot answer. */
+/** Seconds a client is asked to wait before retrying a 503 of a database that cannot respond. */
 export const RETRY_AFTER_SECONDS = 5;
 
 /** Seconds a client is asked to wait when delivery slots are taken: they free within a webhook's timeout. */
@@ -94,14 +94,14 @@ export const refuse = {
   internal: () => new HttpError('INTERNAL', 500, 'internal server error'),
   /** The webhook receiver failed: what an inspector's publish shows. */
   badGateway: (message: string) => new HttpError('BAD_GATEWAY', 502, message),
-  /** An answer given before, given again (an Idempotency-Key's retry). */
-  keptAnswer: (status: number, message: string) => new HttpError('KEPT_ANSWER', status, message),
-  /** The service cannot answer for the moment; Retry-After says when to try again (every 503 carries it). */
+  /** A response given before, given again (an Idempotency-Key's retry). */
+  keptResponse: (status: number, message: string) => new HttpError('KEPT_RESPONSE', status, message),
+  /** The service cannot respond for the moment; Retry-After says when to try again (every 503 carries it). */
   unavailable: (message: string, seconds = RETRY_AFTER_SECONDS) =>
     new HttpError('UNAVAILABLE', 503, message, retryAfter(seconds)),
-  /** The database cannot be reached, or does not answer in time (db/unavailable.ts decides which errors mean it). */
+  /** The database cannot be reached, or does not respond in time (db/unavailable.ts decides which errors mean it). */
   databaseUnavailable: () => new HttpError('UNAVAILABLE', 503, 'database unavailable', retryAfter(RETRY_AFTER_SECONDS)),
-  /** The database answers but refuses to write (a standby not yet promoted): a write may succeed later, reads work now. */
+  /** The database responds but refuses to write (a standby not yet promoted): a write may succeed later, reads work now. */
   databaseReadOnly: () => new HttpError('UNAVAILABLE', 503, 'database is read-only', retryAfter(RETRY_AFTER_SECONDS)),
 } as const;
 

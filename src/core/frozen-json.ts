@@ -4,9 +4,8 @@
 const serialized = new WeakMap<object, Buffer>();
 
 /**
- * Freezes value and everything in it, and keeps its JSON, encoded once, for every answer that sends it:
- * sending text would encode it anew for each answer (a maximal page is a megabyte a time, allocated
- * where only a full garbage collection frees it).
+ * Freezes value and everything in it, and keeps its JSON, encoded once, for every response that sends
+ * it: text would be encoded anew for each response, in buffers only a full garbage collection frees.
  */
 export function freezeWithJson<T extends object>(value: T, json: Buffer): T {
   serialized.set(deepFreeze(value), json);

@@ -13,11 +13,11 @@ export interface KeyPrincipal {
   keyPrefix: string;
   integrationId: string;
   /**
-   * The inspection company that owns the key, in either world: companyId for a live key, the sandbox's
+   * The inspection company that owns the key, live or test: companyId for a live key, the sandbox's
    * owner for a test key. Its users are the ones the key's reports name (its limits are companyId's).
    */
   ownerCompanyId: string;
-  /** Which world: live (the company's own reports) or test (its sandbox's). */
+  /** Live (the company's own reports) or test (its sandbox's). */
   mode: 'live' | 'test';
 }
 

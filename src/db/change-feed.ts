@@ -21,8 +21,7 @@ const READ_ONLY_RECONNECT_MS = 5_000;
 /**
  * A barrier that takes longer means the listening connection is stuck (the database frozen, the
  * connection dropped): drop it and ask the database. An empty query gives the database no work, so a
- * connection that answers at all answers it far sooner; and a request that falls back still answers
- * within the pool's wait plus this.
+ * live connection completes it far sooner, and a request that falls back waits at most the pool's wait plus this.
  */
 const BARRIER_TIMEOUT_MS = 500;
 
@@ -39,7 +38,7 @@ export interface ChangeFeedOptions {
  *
  * Delivery is asynchronous, so a cached entry alone proves nothing about a change that committed a
  * moment ago. The barrier is an empty query on the LISTEN connection sent after the request arrived:
- * the changing transaction has signalled the listening backend before its caller got the answer, and
+ * the changing transaction has signalled the listening backend before its caller got the result, and
  * that backend sends pending notifications before the barrier's ReadyForQuery, so when the barrier
  * completes every change that committed before the request arrived has been delivered. Requests share
  * barriers (one tiny round trip on one connection, no plan, no index): one sent after a request arrived
@@ -141,7 +140,7 @@ export class ChangeFeed {
       () => true,
       () => false,
     );
-    // lost() closes the connection: the unanswered query leaves it in no state to be used again.
+    // lost() closes the connection: the query left without a reply leaves it in no state to be used again.
     if (!ok) this.lost(listener);
     if (!ok || this.listener !== listener) return false;
     this.confirmedSentAt = Math.max(this.confirmedSentAt, sentAt);

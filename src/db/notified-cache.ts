@@ -6,7 +6,7 @@ export type { CacheBudget, Placement } from './cache-entries.js';
 
 /** What one notification makes untrue. */
 export interface Change {
-  /** Reads in flight in this scope are answered but not kept (they may have read what changed). */
+  /** Reads in flight in this scope are returned but not kept (they may have read what changed). */
   scope: string;
   /** The entries it drops. */
   keys?: readonly string[];
@@ -50,11 +50,11 @@ interface InFlight {
  *   barrier, after which every change committed before the request arrived (`since`) has been applied;
  *   the entry is served only if it is still there, the very one found before.
  * - A read that a change in its scope overtakes (delivered while it was in flight) may have read the
- *   old value: its result answers its own request but is not kept. One that started while the feed
+ *   old value: its result serves its own request but is not kept. One that started while the feed
  *   did not listen is not kept either.
  * - A request for a key whose read is in flight joins that read when, after its barrier, no change has
  *   overtaken it: a burst for a key not cached costs one read.
- * - Whenever the feed is lost, reconnecting, or frozen (a barrier not answered in time: the feed drops
+ * - Whenever the feed is lost, reconnecting, or frozen (a barrier not completed in time: the feed drops
  *   the connection), notifications may be missed: everything is forgotten, reads in flight are made
  *   stale, and every request reads the database until the feed listens again.
  * - Bounded by age (maxAgeMs) and by a budget shared fairly between groups (CacheEntries).
@@ -68,7 +68,7 @@ export class NotifiedCache<V> {
   /** The read in flight of each key, which a request for that key may join rather than read again. */
   private readonly reading = new Map<string, { inFlight: InFlight; value: Promise<unknown> }>();
   private readonly unsubscribe: (() => void)[];
-  /** Closed: it hears no change any more, so it keeps nothing (reads still answer, from the database). */
+  /** Closed: it hears no change any more, so it keeps nothing (reads still return, from the database). */
   private closed = false;
 
   constructor({ feed, channel, changeOf, maxAgeMs, budget }: NotifiedCacheOptions) {
@@ -91,7 +91,7 @@ export class NotifiedCache<V> {
 
   /**
    * The value of a fresh entry at key without waiting for the barrier: it may be one a change committed
-   * a moment ago made untrue, not yet delivered. Only for a caller whose answer the database confirms
+   * a moment ago made untrue, not yet delivered. Only for a caller whose result the database confirms
    * anyway (a write whose statement checks the key it was sent with); undefined when nothing fresh is kept.
    */
   unconfirmed(key: string): V | undefined {
@@ -130,10 +130,9 @@ export class NotifiedCache<V> {
   }
 
   /**
-   * The answer of the read of key in flight, when no change overtook it up to the barrier for `since`:
-   * it read after every change committed before the request arrived, as a read of its own would. So a
-   * burst of requests for a key not cached costs one read, not one each (and a company's flood with a
-   * key just created takes one connection, not the pool).
+   * The result of the read of key in flight, when no change overtook it up to the barrier for `since`:
+   * it read after every change committed before the request arrived, so a burst of requests for a key
+   * not cached costs one read, not one connection each.
    */
   private async joined(key: string, since: number): Promise<{ value: unknown } | undefined> {
     const pending = this.reading.get(key);

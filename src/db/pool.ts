@@ -15,15 +15,15 @@ export function isQueryTimeout(err: unknown): boolean {
 /**
  * The server-side statement timeout that goes with a wait limit: below it, so that PostgreSQL cancels
  * a slow statement itself (nothing written, the connection stays usable) before the client stops
- * waiting for the answer (after which the statement may still run, and even commit).
+ * waiting for the result (after which the statement may still run, and even commit).
  */
 export const statementTimeoutFor = (waitMillis: number) => Math.floor(waitMillis * 0.8);
 
 /**
  * Options of every connection the service opens (the pool's, and the change feed's LISTEN connection):
  * none of them waits on PostgreSQL longer than waitMillis, whatever it does. A refused connection fails
- * at once; one that is accepted but never answered (a frozen server) is cut at waitMillis
- * (connectionTimeoutMillis); a query whose answer does not come is failed at waitMillis by pg's own
+ * at once; one that is accepted but never completed (a frozen server) is cut at waitMillis
+ * (connectionTimeoutMillis); a query whose result does not come is failed at waitMillis by pg's own
  * query_timeout. TCP keepalive finds a peer that vanished (host down, connection dropped by the
  * network) on connections that sit idle, the LISTEN connection above all.
  */
@@ -39,7 +39,7 @@ export function connectionOptions(waitMillis: number) {
 export interface PoolOptions {
   connectionString: string;
   max?: number;
-  /** How long a request waits on the database, for a connection and for each answer, before it fails with 503. */
+  /** How long a request waits on the database, for a connection and for each query's result, before it fails with 503. */
   connectionTimeoutMillis?: number;
   /** Server-side limit per statement (default: statementTimeoutFor the wait); 0 sends none (PgBouncer refuses it as a startup parameter). */
   statementTimeoutMillis?: number;
@@ -100,7 +100,7 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    // After a query timeout the unanswered query still occupies the connection: a ROLLBACK would
+    // After a query timeout the query without a result still occupies the connection: a ROLLBACK would
     // queue behind it for another full wait. Closing the connection rolls the transaction back.
     if (isQueryTimeout(err)) broken = err as Error;
     else

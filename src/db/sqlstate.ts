@@ -15,7 +15,7 @@ export const isUniqueViolation = (err: unknown): boolean => sqlstate(err) === '2
 export const isCheckViolation = (err: unknown, constraint: string): boolean =>
   sqlstate(err) === '23514' && (err as { constraint?: unknown }).constraint === constraint;
 
-/** 57014: the statement was cancelled (statement_timeout): the database answers, this statement was slow. */
+/** 57014: the statement was cancelled (statement_timeout): the database responds, this statement was slow. */
 export const isStatementTimeout = (err: unknown): boolean => sqlstate(err) === '57014';
 
 /**

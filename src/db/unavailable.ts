@@ -37,7 +37,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
- * Whether err means the database cannot be reached, does not answer in time, or is read-only (it cannot
+ * Whether err means the database cannot be reached, does not respond in time, or is read-only (it cannot
  * write, whatever is retried): unlike a statement timeout, other statements waiting would fail the same way.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
@@ -45,7 +45,7 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_UNREACHABLE.has(code)) return true;
   if (isReadOnlyTransaction(err)) return true;
-  // pg's query_timeout: the answer did not come in time (a frozen or crawling database).
+  // pg's query_timeout: the result did not come in time (a frozen or crawling database).
   if (isQueryTimeout(err)) return true;
   const message = (err as { message?: unknown }).message;
   return (
@@ -56,7 +56,7 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   );
 }
 
-/** The 503 a database error is answered with, wherever it is answered; undefined when err is no such error. */
+/** The 503 a database error becomes, wherever it is caught; undefined when err is no such error. */
 export function databaseRefusal(err: unknown): HttpError | undefined {
   if (!isDatabaseUnavailable(err)) return undefined;
   return isReadOnlyTransaction(err) ? refuse.databaseReadOnly() : refuse.databaseUnavailable();

@@ -19,7 +19,7 @@ export const databaseReports = (db: Queryable): ReportReads => ({
   list: (companyId, options) => listForCompany(db, companyId, options),
 });
 
-/** What the cache may hold, in bytes of the JSON it answers with. */
+/** What the cache may hold, in bytes of the JSON it responds with. */
 export const REPORT_CACHE_BYTES = 8 * 1024 * 1024;
 /** One company's share of the cache, at most: a few of its maximal pages (about 1 MiB each, PAGE_BUDGET_BYTES). */
 export const COMPANY_SHARE = 1 / 4;
@@ -32,19 +32,10 @@ type Cached = Report | ReportPage;
 
 /**
  * Reports and list pages cached in the process, so a repeated read costs no query, while a change
- * committed by any process shows on the very next request everywhere: a NotifiedCache
- * (db/notified-cache.ts) on REPORT_CHANNEL, the key cache's protocol on the same ChangeFeed. Every
- * write of a report notifies "<company> <report>" (db/migrations/10_report_change_notify.sql), which
- * drops that report and every cached page of the company; a delete notifies "*", which drops
- * everything. Before trusting an entry a request waits for the feed's barrier (usually the one its key
- * check already waited for). Whenever the feed is down, slow or reconnecting the cache is emptied and
- * reads go to the database until it listens again; a read that a change of its company (or a lost
- * feed) overtakes is answered but not kept. Bounded by REPORT_CACHE_BYTES and MAX_AGE_MS, and shared
- * fairly: a company holds at most COMPANY_SHARE of the bytes (its own oldest entries make room for its
- * new ones, unless kept less than MIN_RESIDENCE_MS ago: then the new one is not kept), and when the
- * whole cache is full room is made in the company that holds the most, so one company's maximal pages
- * never push out the entries of companies that hold less. Entries are shared by the requests that read
- * them, frozen, each with the JSON its answers send.
+ * committed by any process shows on the next request everywhere: a NotifiedCache (db/notified-cache.ts)
+ * on REPORT_CHANNEL. A report's write drops it and its company's pages (migration 10); a delete drops
+ * everything. A company holds at most COMPANY_SHARE of the bytes, so one company's maximal pages never
+ * push out the others' entries. Entries are frozen, each with the JSON its responses send.
  */
 export class ReportCache implements ReportReads {
   private readonly db: Queryable;
@@ -109,7 +100,7 @@ export class ReportCache implements ReportReads {
   }
 
   private placed(companyId: string, isPage: boolean, value: Cached): Placement<Cached> | undefined {
-    // What an answer sends: the report, or the page's reports. Kept frozen with its JSON (core/frozen-json.ts).
+    // What a response sends: the report, or the page's reports. Kept frozen with its JSON (core/frozen-json.ts).
     const page = isPage ? (value as ReportPage) : undefined;
     const body = page ? page.reports : value;
     const json = Buffer.from(JSON.stringify(body));

@@ -3,15 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError, isInvalidKey, refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
 
-/**
- * Idempotency-Key on POST /reports/new, as draft-ietf-httpapi-idempotency-key-header has it (and Stripe
- * does): the same key with the same body within KEY_LIFETIME answers what the first request answered
- * and writes nothing; with another body, 422. Keys are per company. The key is taken in the write's own
- * statement (write-statement.ts): a write whose key is kept is not applied and finds the kept answer; a
- * write applied stores its key with its answer in the commit of its report, so a key makes one report at
- * most, across processes, and a write that fails keeps no key. A retry sent while the first request is
- * in flight gets 409 in the same process; in another, its statement waits for the first's commit and
- * answers what it answered (migration 16).
+/*
+ * Idempotency-Key on POST /reports/new (draft-ietf-httpapi-idempotency-key-header, as Stripe does it):
+ * the same key and body within KEY_LIFETIME return the first request's response and write nothing;
+ * another body gets 422. The key is stored in the same statement and commit as its report
+ * (write-statement.ts), so a key makes at most one report across processes, and a failed write keeps none.
  */
 
 /** How long a key is remembered. */
@@ -23,10 +19,10 @@ export interface Idempotency {
   print: Buffer;
 }
 
-/** What a key kept, as a write sent with it found it: the first request's answer, and whether its body was this one. */
+/** What a key kept, as a write sent with it found it: the first request's response, and whether its body was this one. */
 export interface Kept {
   status: number;
-  answer: string;
+  response: string;
   sameBody: boolean;
 }
 
@@ -61,15 +57,15 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The id of the report a kept key answered with; throws its refusal again, or 422 for another body. */
-export function answerAgain(kept: Kept): string {
+/** The id of the report a kept key responded with; throws its refusal again, or 422 for another body. */
+export function replayKept(kept: Kept): string {
   if (!kept.sameBody) throw differentBody();
-  if (kept.status !== 200) throw refuse.keptAnswer(kept.status, kept.answer);
-  return kept.answer;
+  if (kept.status !== 200) throw refuse.keptResponse(kept.status, kept.response);
+  return kept.response;
 }
 
 /**
- * The keys of POST /reports/new in this process: a key held by a request in flight answers 409 to
+ * The keys of POST /reports/new in this process: a key held by a request in flight gets 409 for
  * another request of this process at once, without the database (its statement would wait for the
  * first's commit, holding a connection).
  */
@@ -86,12 +82,12 @@ export class IdempotencyKeys {
     this.held.add(id);
   }
 
-  /** The request that held the key has answered (or failed): another of this process may hold it. */
+  /** The request that held the key has responded (or failed): another of this process may hold it. */
   done(companyId: string, key: string): void {
     this.held.delete(`${companyId} ${key}`);
   }
 
-  /** The answer a write was refused with, kept for the key's retries (see keepRefusal). */
+  /** The refusal of a write, kept for the key's retries (see keepRefusal). */
   keepRefusal(companyId: string, idempotency: Idempotency, err: unknown): Promise<void> {
     return keepRefusal(this.db, companyId, idempotency, err);
   }
@@ -103,12 +99,9 @@ const inFlight = () =>
   refuse.conflict('a request with this Idempotency-Key is still in flight: retry once it has been answered');
 
 /**
- * Keeps the answer a write was refused with (400, 409) for the key's retries, in a statement of its own
- * after the write's (a rare path). A refusal that asks for a retry (429, 5xx, a 409 of a passing state:
- * a publish in flight, a full sandbox) keeps nothing: the write wrote nothing, or, had it committed after
- * all, it stored its key with its report. Nor does a revoked API key's refusal: it is about who sent the
- * request, and a retry with a valid key must be written. A key kept meanwhile by another request is left
- * as it is; one past its lifetime is replaced.
+ * Keeps a write's refusal (400, 409) for the key's retries, in a statement of its own (a rare path).
+ * A refusal that asks for a retry (429, 5xx, a passing 409) or a revoked API key's keeps nothing: the
+ * retry must be written. A key kept meanwhile by another request is left as it is.
  */
 export async function keepRefusal(
   db: Queryable,

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { CreateResult, ListReportsQuery, Report, ReportInput } from '../api-types.js';
 import { refuse } from '../core/errors.js';
 import type { Queryable } from '../db/pool.js';
-import { answerAgain, fingerprint, IdempotencyKeys, idempotencyKey } from './idempotency.js';
+import { fingerprint, IdempotencyKeys, idempotencyKey, replayKept } from './idempotency.js';
 import { keyPrincipal, requestSince } from '../core/request-context.js';
 import { reportNotFound } from './report-error-wording.js';
 import type { Origin } from './fields.js';
@@ -13,9 +13,9 @@ import { pageLimit } from '../core/page-limit.js';
 
 /**
  * The partner requests whose key their own write decides: POST /reports/new, whose statement finds its
- * API key at commit or writes nothing and answers "invalid API key" before anything else
- * (write-statement.ts, write.ts). requireApiKey takes a key held as valid for them at once (its
- * checkedAtCommit); what they answer before the statement (the body's shape, a header) holds no data.
+ * API key at commit or writes nothing and responds "invalid API key" before anything else
+ * (write-statement.ts, write.ts). requireApiKey lets them through on a cached key at once (its
+ * checkedAtCommit); what they refuse before the statement (the body's shape, a header) reveals no data.
  */
 export const writesCheckTheirKey = (req: Request) =>
   req.method === 'POST' && `${req.baseUrl}${req.path}` === '/reports/new';
@@ -64,7 +64,7 @@ export function reportsRouter(db: Queryable, reads: ReportReads, writes: ReportW
 }
 
 /**
- * A create sent with an Idempotency-Key: its answer, or the first request's again (see idempotency.ts).
+ * A create sent with an Idempotency-Key: its response, or the first request's again (see idempotency.ts).
  * The key is stored by the write itself, with its report; a refusal is kept right after it.
  */
 async function createWithKey(
@@ -85,7 +85,7 @@ async function createWithKey(
       await keys.keepRefusal(origin.companyId, idempotency, err).catch(() => undefined);
       throw err;
     }
-    return { result: 'ok', id: 'kept' in outcome ? answerAgain(outcome.kept) : outcome.id };
+    return { result: 'ok', id: 'kept' in outcome ? replayKept(outcome.kept) : outcome.id };
   } finally {
     keys.done(origin.companyId, key);
   }

@@ -44,7 +44,7 @@ const REPLACEABLE = WRITABLE_FIELDS.flatMap(([, write, field, flag]) =>
 const CREATE_ONLY = Object.keys(INSERTED).filter((c) => !REPLACEABLE.some((f) => f.columns.includes(c)));
 /**
  * Whether write `i` is written: its key still exists, all its inspectors are users (and, sent with an
- * Idempotency-Key, the key has no answer kept).
+ * Idempotency-Key, the key has no response kept).
  */
 const applied = (idempotency: boolean) =>
   `(SELECT count(*) FROM found f WHERE f.ord = i.ord) = (SELECT count(*) FROM wanted w WHERE w.ord = i.ord)
@@ -123,8 +123,8 @@ function writtenCte(fold: boolean, idempotency: boolean): string {
 
 /**
  * The CTEs of a batch in which some write carries an Idempotency-Key (idempotency.ts). `kept`: the
- * answer its key keeps, if any (an earlier request's, within the key's lifetime): that write is not
- * applied, and answers again.
+ * response its key keeps, if any (an earlier request's, within the key's lifetime): that write is not
+ * applied, and returns the kept response again (column `answer`).
  */
 const KEPT = `  ), kept AS (
     -- An index probe per keyed write, always (migration 16: a join on the table, or a generic plan made
@@ -134,7 +134,7 @@ const KEPT = `  ), kept AS (
      WHERE i.idem_key IS NOT NULL
 `;
 /**
- * `stored`: the key of each keyed write written, with its answer, in the statement (and so the commit)
+ * `stored`: the key of each keyed write written, with its response, in the statement (and so the commit)
  * of its report: both stand or neither does. A key past its lifetime (not yet swept) is replaced. A live
  * one is another request's, committed after this statement's snapshot (ON CONFLICT waited for it): it is
  * left as it is, not returned, and the statement fails (the final SELECT's `key_stored`).
@@ -153,7 +153,7 @@ const STORED = `, stored AS (
     RETURNING p.company_id, p.key
   )`;
 /**
- * The final SELECT's columns of a keyed batch: the answer a write's key kept, and `key_stored`, true
+ * The final SELECT's columns of a keyed batch: the response a write's key kept, and `key_stored`, true
  * for every write, or an error that fails the statement (SQLSTATE 40001, migration 16) when a write was
  * written but its key not stored.
  */
@@ -170,9 +170,9 @@ const KEPT_COLUMNS = `kept.status AS kept_status, kept.answer AS kept_answer, ke
  * batch, in the order they came: ReportWriter sends them so) are folded into one write of the report
  * (`folded`), that creates it or, on a restId conflict, merges into it only if it is neither
  * published nor being published. The input is one JSON array of rows (`i`, in order `ord`); the
- * answer is one row per input row: the report of each write written (`created` for the write that
+ * result is one row per input row: the report of each write written (`created` for the write that
  * created it), whether its key was found, its inspectors that are not users (and, in a keyed batch,
- * the answer its Idempotency-Key kept). Writes take their rows' locks in the order of (company,
+ * the response its Idempotency-Key kept). Writes take their rows' locks in the order of (company,
  * restId), then their Idempotency-Keys' in the order of (company, key), so two batches never wait on
  * each other in a cycle.
  */
@@ -218,7 +218,7 @@ ${idempotency ? KEPT : ''}  ), wanted AS (
  * The statement, in four texts: `folding` for any batch, `distinct` (each write applied straight from
  * the input, without `applied` and `folded`, whose window sorts cost PostgreSQL per field) for a
  * batch in which no two writes have one restId; each also `…Idempotent` for a batch in which a write
- * carries an Idempotency-Key (kept answers found, keys stored with the writes' answers), so that the
+ * carries an Idempotency-Key (kept responses found, keys stored with the writes' responses), so that the
  * writes without one run the statement they always ran.
  */
 export const UPSERT = {

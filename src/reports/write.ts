@@ -39,8 +39,8 @@ function toWrite(origin: Origin, input: ReportInput, idempotency?: Idempotency):
 }
 
 /**
- * The batch's input: one JSON array of the writes' rows, each with its place in the batch first (`ord`).
- * Built apart from upsert(), whose variables live until the database answers: the rows' texts are the
+ * The batch's input: one JSON array of the writes' rows, each with its position in the batch first (`ord`).
+ * Built apart from upsert(), whose variables live until the database responds: the rows' texts are the
  * requests', the batch's is sent once (SentOnce) and then held by nothing.
  */
 function inputText(writes: Write[]): string {
@@ -49,7 +49,7 @@ function inputText(writes: Write[]): string {
 
 /**
  * Runs writes as one UPSERT (those of one restId applied in their order): each write's outcome, in
- * order — its report, the answer its Idempotency-Key kept, or why it was refused (400 its key revoked,
+ * order — its report, the response its Idempotency-Key kept, or why it was refused (400 its key revoked,
  * or unknown inspectors; 409 published or being published, read only then, once per restId). A write
  * alone that would create a report past its sandbox's bound fails the statement: 409.
  */
@@ -65,7 +65,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
       created: boolean | null;
       authorized: boolean;
       unknown: string[];
-      /** Of a keyed batch only: the answer the write's Idempotency-Key kept (null: none). */
+      /** Of a keyed batch only: the response the write's Idempotency-Key kept (null: none). */
       kept_status?: number | null;
       kept_answer?: string | null;
       same_body?: boolean | null;
@@ -87,11 +87,11 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
   return Promise.allSettled(
     rows.map(async (row, ord) => {
       const write = writes[ord]!;
-      // Its API key first: one revoked before the commit is answered nothing else, a kept answer included.
+      // Its API key first: one revoked before the commit gets nothing else, not even a kept response.
       if (!row.authorized) throw refuse.invalidKey();
-      // Not applied: the first request with the key answered, whatever this one's inspectors.
+      // Not applied: the first request with the key has the response, whatever this one's inspectors.
       if (row.kept_status != null)
-        return { kept: { status: row.kept_status, answer: row.kept_answer!, sameBody: row.same_body === true } };
+        return { kept: { status: row.kept_status, response: row.kept_answer!, sameBody: row.same_body === true } };
       if (row.unknown.length > 0) throw refuse.badRequest(notUsersOfCompany(row.unknown));
       if (row.id === null) throw await refusal(write);
       return { id: row.id, created: row.created === true };
@@ -102,7 +102,7 @@ async function upsert(db: Queryable, writes: Write[]): Promise<PromiseSettledRes
 /**
  * A statement failed by migration 16's idempotency_key_taken (a serialization failure): a write was
  * applied while another transaction stored its Idempotency-Key. Run again, the write finds the key and
- * its answer.
+ * its response.
  */
 const isKeyTaken = isSerializationFailure;
 
@@ -133,7 +133,7 @@ const RERUN_CONNECTIONS = 2;
 
 async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettledResult<Outcome>[]> {
   const outcomes: PromiseSettledResult<Outcome>[] = [];
-  // Each restId's writes (by their place in the batch), in order; a write without one on its own.
+  // Each restId's writes (by their position in the batch), in order; a write without one on its own.
   const chains = new Map<unknown, number[]>();
   writes.forEach((write, i) => {
     const key = write.restId ?? i;
@@ -196,7 +196,7 @@ export class ReportWriter {
       size: (write) => write.json.length,
       group: (write) => write.origin.companyId,
       key: (write) => write.restId,
-      // Not a statement timeout: the database answers, the writes waiting may well succeed.
+      // Not a statement timeout: the database responds, the writes waiting may well succeed.
       failsWaiting: isDatabaseUnreachable,
       waitMillis,
       tooLong: () => refuse.databaseUnavailable(),
@@ -214,8 +214,8 @@ export class ReportWriter {
    * Throws 400 (nothing written) for unknown inspectors, bad invoice items or a key revoked before the
    * write could commit, 409 for a published report or one whose publish is delivering its webhook
    * (what the receiver gets is what is published). With an Idempotency-Key: the write stores the key
-   * with its answer, in its own commit; or, when the key already has an answer kept (another
-   * process's request committed first included), writes nothing and answers `{ kept }`.
+   * with its response, in its own commit; or, when the key already has a response kept (by another
+   * process's request too), writes nothing and returns `{ kept }`.
    */
   createOrUpdate(origin: Origin, input: ReportInput): Promise<Written>;
   createOrUpdate(origin: Origin, input: ReportInput, idempotency: Idempotency): Promise<Outcome>;

@@ -245,7 +245,7 @@ describe('errors: the error path never fails', () => {
     app.use(requestLogger(logger));
     app.use(headAsGet(openApiValidator({ validateResponses: true })));
     app.get('/reports/:reportId', () => {
-      throw refuse.keptAnswer(418, 'not declared');
+      throw refuse.keptResponse(418, 'not declared');
     });
     app.use(errorHandler(logger, ERROR_WORDING));
     expectLastResort(await request(app).get('/reports/x').set('X-API-KEY', 'irk_x'));
