@@ -68,12 +68,12 @@ export interface AppDeps {
   limits: PartnerLimits;
 }
 
-/** Each app's validator handlers, and whether they are being built (its /readyz then answers 503). */
+/** Each app's validator handlers, and whether they are being built (its /readyz then responds 503). */
 const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: boolean }>();
 
 /**
  * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serving-process.ts does
- * once it listens when WARM_VALIDATORS=true; meanwhile the app's /readyz answers 503, so that a load balancer sends it nothing yet.
+ * once it listens when WARM_VALIDATORS=true; meanwhile the app's /readyz responds 503, so that a load balancer sends it nothing yet.
  */
 export async function warmUp(app: Express): Promise<void> {
   const entry = validators.get(app);
@@ -86,13 +86,13 @@ export async function warmUp(app: Express): Promise<void> {
   }
 }
 
-/** An Express app answering only what the contract declares, its JSON sent as cached (json-once.ts). */
+/** An Express app serving only what the contract declares, its JSON sent as cached (json-once.ts). */
 function jsonExpress(trustProxy: boolean): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', trustProxy);
-  // The contract declares no ETag and no 304: Express would hash every body for one and answer
+  // The contract declares no ETag and no 304: Express would hash every body for one and respond to
   // If-None-Match with an undeclared 304, even `If-None-Match: *` without an ETag, so nothing is fresh.
   app.set('etag', false);
   Object.defineProperty(app.request, 'fresh', { get: () => false });
@@ -127,7 +127,7 @@ export function createApp({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
-  // The console answers HTML with headers of its own, its errors included: before anything of the API's.
+  // The console responds with HTML and headers of its own, its errors included: before anything of the API's.
   const publishing = { notifier, policy: retryPolicy };
   app.use('/console', consoleRouter({ db, logger, appToken, wording: ERROR_WORDING.fields, publishing, writes }));
   app.use(refuseUnmetExpectations);

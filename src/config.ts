@@ -26,7 +26,7 @@ export interface Config {
   readonly migrationDatabaseUrl: string | undefined;
   /** Connections each process keeps to PostgreSQL at most. */
   readonly databasePoolMax: number;
-  /** How long a request waits on the database, for a connection and for each answer, before it fails with 503. */
+  /** How long a request waits on the database, for a connection and for each query's result, before it fails with 503. */
   readonly databaseConnectTimeoutMs: number;
   /** Server-side limit per SQL statement, below the wait; 0 sends none (set it on the role instead behind PgBouncer). */
   readonly databaseStatementTimeoutMs: number;
@@ -44,7 +44,7 @@ export interface Config {
   readonly webhookAllowedCidrs: readonly string[];
   /** Overall time a webhook delivery may take, in milliseconds. */
   readonly webhookTimeoutMs: number;
-  /** Webhook deliveries this process runs at once at most; past it publishing answers 503 with Retry-After. */
+  /** Webhook deliveries this process runs at once at most; past it publishing responds 503 with Retry-After. */
   readonly webhookMaxInFlight: number;
   /** Of those, deliveries of one company at most (≤ webhookMaxInFlight), so a slow receiver blocks only its own. */
   readonly webhookMaxInFlightPerCompany: number;
@@ -72,7 +72,7 @@ export interface Config {
   readonly companyMaxInFlight: number;
   /** The same while the company is the only one at work (capacity nobody else asks for is lent). */
   readonly companyMaxInFlightAlone: number;
-  /** Bytes one company's requests may move in this process at once: their bodies and their expected answers. */
+  /** Bytes one company's requests may move in this process at once: their bodies and their expected responses. */
   readonly companyBytesInFlight: number;
   /** The same for this process, all companies together. */
   readonly bytesInFlight: number;
@@ -124,7 +124,7 @@ function databaseConfig(env: NodeJS.ProcessEnv) {
 /** The webhook's settings: which receivers may be called, how long each may take, how many at once. */
 function webhookConfig(env: NodeJS.ProcessEnv) {
   const webhookMaxInFlight = integer(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 10_000);
-  // The default share is 4 places, or all of them when the process has fewer.
+  // The default share is 4 slots, or all of them when the process has fewer.
   const webhookMaxInFlightPerCompany = integer(
     env,
     'WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY',

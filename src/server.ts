@@ -13,7 +13,7 @@ import { createLogger, type Logger } from './platform/observability/logger.js';
 /**
  * One connection as the pool opens them, before serving. PgBouncer refuses statement_timeout as a
  * startup parameter, which would fail every request; any other failure (the database is down) is
- * what requests answer 503 for until it is back.
+ * what requests get 503 for until it is back.
  */
 async function checkPoolConnection(config: Config, databaseUrl: string): Promise<void> {
   const probe = createPool({

@@ -34,10 +34,9 @@ function sweepConsoleAndAudit(db: Pool, auditRetentionMs: number): NodeJS.Timeou
 }
 
 /**
- * The webhook's deliveries in the background: the attempts of due events, through the app's notifier
- * and retry policy (with places of their own, as many as publishes have), the placing of events in
- * the feed left by a stopped process, and the sweep of events past EVENT_RETENTION; the worker starts once
- * the process listens.
+ * The webhook's deliveries in the background: the worker that attempts due events (with delivery slots
+ * of its own, as many as publishes have; it starts once the process listens), the placing of events a
+ * stopped process left unplaced in the feed, and the sweep of events past EVENT_RETENTION.
  */
 function setUpWebhookDeliveries(config: Config, { db, logger, notifier, retryPolicy }: AppDeps) {
   const worker = new DeliveryWorker({

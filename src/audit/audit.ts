@@ -119,7 +119,7 @@ export async function listAudit(
        FROM audit_events
       WHERE company_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($3::text IS NULL OR actor = $3)
         AND ($4::text IS NULL OR action = $4)
-      -- The table's id (a number), not the answer's text of it.
+      -- By the table's id (a number), not its text in the response.
       ORDER BY audit_events.id DESC LIMIT $5`,
     [companyId, before ?? null, actor ?? null, action ?? null, limit + 1],
   );

@@ -15,5 +15,6 @@ export function byKey(req: Request): Doer {
   return { actor: { type: 'key', prefix: keyPrefix }, clientAddress: req.ip ?? '', companyId: ownerCompanyId };
 }
 
-/** Which world a company acted on is of the doer's: its own (live), or its sandbox (test). */
-export const worldOf = (companyId: string, by: Doer): 'live' | 'test' => (companyId === by.companyId ? 'live' : 'test');
+/** Whether the doer acted on its own company (live) or on its sandbox (test): the audit detail `world`. */
+export const modeActedIn = (companyId: string, by: Doer): 'live' | 'test' =>
+  companyId === by.companyId ? 'live' : 'test';

@@ -12,5 +12,5 @@ export {
   type AuditEntry,
   type Doer,
 } from './audit.js';
-export { byKey, byOperator, worldOf } from './doers.js';
+export { byKey, byOperator, modeActedIn } from './doers.js';
 export { auditRouter } from './routes.js';

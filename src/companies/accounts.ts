@@ -52,7 +52,7 @@ export function pagePeople(db: Queryable, companyId: string, limit: number, at: 
 
 /**
  * The account of the e-mail when the password is its own; undefined otherwise, after the same work
- * (an unknown e-mail is checked against a hash of no one's password), so the answer's time tells nothing.
+ * (an unknown e-mail is checked against a hash of no one's password), so the response time tells nothing.
  */
 export async function signInAccount(db: Queryable, email: string, password: string): Promise<Account | undefined> {
   const { rows } = await db.query<Account & { passwordHash: string }>(

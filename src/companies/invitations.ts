@@ -34,7 +34,7 @@ const COLUMNS = `i.id, i.email, i.role, to_char(i.expires_at AT TIME ZONE 'UTC',
 
 /**
  * Invites an e-mail to the company's console with a role: returns the invitation and its one-time token,
- * which only the answer shows (only its sha256 is kept). 409 when the company's user with the e-mail
+ * which only this result shows (only its sha256 is kept). 409 when the company's user with the e-mail
  * already has an account.
  */
 export async function invite(
@@ -72,7 +72,7 @@ async function insertInvitation(db: Queryable, companyId: string, email: string,
 
 /**
  * A page of the company's invitations still usable, newest first (db/keyset.ts: `at` is an invitation's
- * id; one used, revoked or expired since still marks its place).
+ * id; one used, revoked or expired since still marks its position).
  */
 export function pageInvitations(
   db: Queryable,

@@ -6,7 +6,7 @@ import type { Pool } from '../db/pool.js';
 import { addInspector, companyExists, createCompany } from './companies.js';
 import { companyNotFound } from './company-error-wording.js';
 
-/** The application's path of one company; every route under it answers 404 for an unknown company. */
+/** The application's path of one company; every route under it responds 404 for an unknown company. */
 export const COMPANY = '/internal/companies/:companyId';
 
 /**

@@ -12,7 +12,7 @@ import { recoverFailedEvents, redeliverCompanyEvent } from './integration-action
 import { eventNotFound } from './integration-error-wording.js';
 
 /**
- * The events feed and redelivery: the partner's (`/events`, the key's company and world) and the
+ * The events feed and redelivery: the partner's (`/events`, the key's company and mode) and the
  * application's (`/internal/companies/{companyId}/events…`, the company's live events), one
  * implementation of each action behind both.
  */

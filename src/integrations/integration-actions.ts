@@ -3,7 +3,7 @@ import { refuse } from '../core/errors.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { isoTimestamp } from '../db/iso-timestamp.js';
 import { existingSandbox } from '../companies/index.js';
-import { recordAudit, recordAudits, withAudit, worldOf, type AuditEntry, type Doer } from '../audit/index.js';
+import { recordAudit, recordAudits, withAudit, modeActedIn, type AuditEntry, type Doer } from '../audit/index.js';
 import { createKey, listKeys, revokeKey, type KeyMode } from './keys/api-keys.js';
 import { findEvent, redeliverEvent, whyNotRedeliverable } from './events/events.js';
 import { cancelRevokedEvents, recoverEvents } from './events/event-batches.js';
@@ -15,7 +15,7 @@ import { noWebhookAddress } from './webhooks/test-delivery.js';
 
 /**
  * The actions of Settings > Integrations > REST API that the application API and the console share:
- * each decides its refusals here, so both answer them alike.
+ * each decides its refusals here, so both refuse alike.
  */
 
 /** openapi.yaml's default of `overlapSeconds` (one day, as Stripe's roll); the validator does not fill defaults in. */
@@ -62,7 +62,7 @@ export const saveWebhook = (
     (saved) => ({
       action: 'webhook.saved',
       subject: saved.url,
-      details: { world: worldOf(ownerId, by), eventTypes: saved.eventTypes.join(', ') },
+      details: { world: modeActedIn(ownerId, by), eventTypes: saved.eventTypes.join(', ') },
     }),
   );
 
@@ -84,7 +84,7 @@ export function rotateWebhookSecret(
     },
     () => ({
       action: 'webhook.secret_rotated',
-      details: { world: worldOf(ownerId, by), overlapSeconds: String(overlapSeconds) },
+      details: { world: modeActedIn(ownerId, by), overlapSeconds: String(overlapSeconds) },
     }),
   );
 }
@@ -95,7 +95,7 @@ export const revealWebhookSecret = (pool: Pool, ownerId: string, by: Doer): Prom
     pool,
     by,
     async (db) => (await readIntegration(db, ownerId)).secret,
-    () => ({ action: 'webhook.secret_revealed', details: { world: worldOf(ownerId, by) } }),
+    () => ({ action: 'webhook.secret_revealed', details: { world: modeActedIn(ownerId, by) } }),
   );
 
 /** 409 while the company's events have nowhere to go: no address, or it is disabled. */
@@ -122,7 +122,7 @@ export async function redeliverCompanyEvent(db: Pool, companyId: string, eventId
     db,
     by,
     async (tx) => (await redeliverEvent(tx, companyId, eventId))!,
-    () => ({ action: 'event.redelivered', subject: eventId, details: { world: worldOf(companyId, by) } }),
+    () => ({ action: 'event.redelivered', subject: eventId, details: { world: modeActedIn(companyId, by) } }),
   );
 }
 

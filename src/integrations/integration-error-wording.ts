@@ -20,5 +20,5 @@ export const INTEGRATION_FIELD_WORDING: FieldWording = {
 /** The 404 of an API key id in a path. */
 export const keyNotFound = (id: string) => `API key ${quoted(id)} not found`;
 
-/** The 404 of an event id in a path: unknown, another company's or the other world's alike. */
+/** The 404 of an event id in a path: unknown, another company's or the other mode's alike. */
 export const eventNotFound = (id: string) => `event ${quoted(id)} not found`;

@@ -30,16 +30,12 @@ const LEASE_MARGIN_MS = 5_000;
 const FAILING_TAKES_LOG_MS = 60_000;
 
 /**
- * Makes the attempts of pending events that are due, in the background, in every process: each takes
- * a due event by setting its lease (one statement: two processes never take the same event while its
- * lease lives), makes the attempt holding no connection, then settles it (event-life.ts). An
- * attempt cut short by a crash is made again once its lease has run out: at least once. The places
- * are the worker's own, apart from those of inspectors' publishes, which never wait behind it; each
- * company takes at most its share of them, and the due events are taken round by round across
- * companies, so one company's backlog never delays another's attempts. A company whose last attempt
- * failed is paced (FailingAddresses): its other due events wait, still due, instead of spending the
- * shared cores on a receiver that is down, and the companies failing now hold at most half of the
- * places together, so receivers that hang never keep the others' attempts waiting for a place.
+ * Makes the attempts of due events in the background, in every process: each event is leased (two
+ * processes never take the same one), attempted holding no connection, then settled (event-life.ts);
+ * a crash's attempt is made again once its lease runs out. The worker has delivery slots of its own,
+ * apart from publishes', taken round by round across companies within each company's share, and
+ * failing companies are paced (FailingAddresses), so one company's backlog or dead receiver never
+ * delays another's attempts.
  */
 export class DeliveryWorker {
   private readonly inFlight = new CompanyCounts();
@@ -112,7 +108,7 @@ export class DeliveryWorker {
         this.tookNone(err);
       }
     }
-    // A full batch says more are due: look again at once, when places free up.
+    // A full batch says more are due: look again at once, when slots free up.
     this.schedule(taken === free && taken > 0 ? 0 : this.options.pollMs);
   }
 
@@ -131,7 +127,7 @@ export class DeliveryWorker {
     this.takeFailures = undefined;
   }
 
-  /** Leases up to `free` due events (due-events.ts), each company within its share of places. */
+  /** Leases up to `free` due events (due-events.ts), each company within its share of slots. */
   private take(free: number): Promise<Due[]> {
     return takeDueEvents(this.options.db, {
       free,
@@ -154,7 +150,7 @@ export class DeliveryWorker {
         this.leased.delete(key);
         this.inFlight.remove(event.companyId, 1);
         if (this.inFlight.total === 0) for (const done of this.settled) done();
-        // A place is free: events that are due may be waiting for it.
+        // A slot is free: events that are due may be waiting for it.
         if (!this.stopped && !this.running) this.schedule(0);
       });
   }

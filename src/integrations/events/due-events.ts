@@ -15,20 +15,20 @@ export interface Due {
 }
 
 export interface Take {
-  /** Places free in this process. */
+  /** Delivery slots free in this process. */
   free: number;
-  /** Places one company may hold. */
+  /** Slots one company may hold. */
   share: number;
-  /** The places each company holds now (FailingAddresses.busy). */
+  /** The slots each company holds now (FailingAddresses.busy). */
   busy: [string, number][];
-  /** The companies failing now, and how many places they may take together (FailingAddresses.room). */
+  /** The companies failing now, and how many slots they may take together (FailingAddresses.room). */
   failing: { companies: string[]; free: number };
   leaseMs: number;
 }
 
 /**
- * Leases up to `free` due events, round by round across companies, each within its share of places;
- * the companies failing now come after the others and within their part of the places.
+ * Leases up to `free` due events, round by round across companies, each within its share of slots;
+ * the companies failing now come after the others and within their part of the slots.
  * The companies with pending events are found by skipping from one to the next along the index
  * (migration 19), and each one's due events read in order only up to its share: a company's backlog
  * costs a take nothing but the events it takes. Due means by now(), the statement's start, which

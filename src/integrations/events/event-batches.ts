@@ -15,7 +15,7 @@ const MAX_BATCHES = 1_000;
 /**
  * Sets `set` on the company's events for which `where` holds (`e` the event, `i` its integration; $3 on
  * are `values`), walking its events in primary-key order a batch at a time, so that each statement reads
- * a bounded number of rows however many the company has; answers how many it changed. The batch's rows
+ * a bounded number of rows however many the company has; returns how many it changed. The batch's rows
  * are updated by their ctid, so the plan is the same whatever the planner believes of the table's size.
  */
 async function inBatches(
@@ -48,7 +48,7 @@ async function inBatches(
 
 /**
  * Asks for one attempt now of every `failed` event of the company's active integration created at or
- * after `since` (a recovery), in batches; answers how many.
+ * after `since` (a recovery), in batches; returns how many.
  */
 export function recoverEvents(db: Queryable, companyId: string, since: Date): Promise<number> {
   return inBatches(db, companyId, {

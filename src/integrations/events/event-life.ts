@@ -16,7 +16,7 @@ import {
  *   report, for good: it is never sent to another;
  * - in the feed once that commit is over, at the next position (feed-positions.ts);
  * - due while pending and past next_attempt_at, its address not paused; taken under a lease, companies
- *   in turns, those failing now within half the places (due-events.ts, failing-addresses.ts);
+ *   in turns, those failing now within half the slots (due-events.ts, failing-addresses.ts);
  * - attempted to its integration's address with the secrets in force (settings.ts eventTarget) by the one
  *   way an attempt is made (deliveries.ts makeAttempt, its lease renewed as the request starts), for a
  *   publish or by the worker (delivery-worker.ts);
@@ -82,7 +82,7 @@ interface NextState {
   redelivery?: boolean;
 }
 
-/** Sets the event's state after an attempt; answers when it is next due (pending only). */
+/** Sets the event's state after an attempt; returns when it is next due (pending only). */
 async function recordAttempt(
   db: Queryable,
   companyId: string,

@@ -82,7 +82,7 @@ export async function recordEvent(db: Queryable, companyId: string, event: NewEv
 
 /**
  * Records the event of a publish's own attempt as it is sent (`sending`, held by `lease`), in the publish's
- * first transaction: readable by its webhook-id while the receiver answers, placed in the feed only once
+ * first transaction: readable by its webhook-id while the receiver responds, placed in the feed only once
  * the publish records the outcome. A publish tried again (the outcome never recorded) takes it over.
  */
 export async function recordSendingEvent(

@@ -62,7 +62,7 @@ async function placeAll(pool: Pool): Promise<void> {
 }
 
 /**
- * One process's placements: one at a time, and a call during one is answered by the next, which every
+ * One process's placements: one at a time, and a call during one is served by the next, which every
  * call meanwhile shares; so a burst of publishes costs a few placements, not one transaction each.
  */
 class Placer {

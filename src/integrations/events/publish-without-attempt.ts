@@ -9,7 +9,7 @@ import { integrationWebhook, type IntegrationWebhook } from '../webhooks/setting
 /**
  * The publishes that make no attempt while the inspector waits (publish.ts, step 1, in its
  * transaction): no webhook is due; it is due but there is nobody to call (no address: the event is
- * recorded for the feed); the address is disabled; or no delivery place is free. With
+ * recorded for the feed); the address is disabled; or no delivery slot is free. With
  * `whenDeliveryFails: "fail"` the last two refuse (502, 503) and publish nothing; with `"retry"` the
  * report is published and its event recorded, failed or waiting for the background.
  */
@@ -53,7 +53,7 @@ export async function notificationApplies(db: Queryable, companyId: string, repo
   return whyNoWebhook({ ...state, ...webhook }, true) === undefined;
 }
 
-/** Publishes the report and records its event; answers the report and when the event is due (pending only). */
+/** Publishes the report and records its event; returns the report and when the event is due (pending only). */
 async function publishWithEvent(
   db: Queryable,
   { companyId, reportId, publishedUrl, webhookId, integrationId }: PublishNow,
@@ -74,7 +74,7 @@ async function publishWithEvent(
   return { report, due };
 }
 
-/** The answer of a publish that makes no attempt now, or undefined when the webhook is due and can be sent. */
+/** The result of a publish that makes no attempt now, or undefined when the webhook is due and can be sent. */
 export async function publishIfNoAttempt(
   db: Queryable,
   target: PublishTarget,
@@ -99,7 +99,7 @@ export async function publishIfNoAttempt(
   return { report, webhook: { outcome: 'failed', eventId: now.webhookId, error } };
 }
 
-/** No delivery place is free: 503 ("fail"), or published with its event waiting its turn in the background ("retry"). */
+/** No delivery slot is free: 503 ("fail"), or published with its event waiting its turn in the background ("retry"). */
 export async function publishForLater(db: Queryable, refused: string, now: PublishNow): Promise<PublishResult> {
   if (now.mode === 'fail') throw refuse.unavailable(`${refused}: publish again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
   const error = `not attempted yet: ${refused}`;

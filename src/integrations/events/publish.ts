@@ -58,7 +58,7 @@ export interface PublishDelivery {
  * 1. one short transaction claims the report (a second publish gets 409 until the claim ends or
  *    expires), keeps the attempt's webhook-id on it and records its event as it is sent;
  * 2. the attempt, made as every attempt is (deliveries.ts makeAttempt: logged, then sent), holding only
- *    one of the notifier's places (when none is free, or the company holds its share of them: 503 with
+ *    one of the notifier's slots (when none is free, or the company holds its share of them: 503 with
  *    Retry-After, or, with `"retry"`, published at once, its event waiting);
  * 3. the attempt's transaction records the outcome: with `whenDeliveryFails: "fail"`, a 2xx publishes
  *    and records the event, delivered, and a failure leaves the report unchanged (502; its retry reuses
@@ -94,7 +94,7 @@ export async function publishReport(
   const made = await makeAttempt(pool, notifier, companyId, plan, (db, attempt, deliveryId) =>
     recordOutcome(db, of, claimed, attempt, deliveryId),
   );
-  return placed(pool, await answer(pool, of, claimed, made!));
+  return placed(pool, await resultOf(pool, of, claimed, made!));
 }
 
 /** The publish being made: of which report, how its failures are handled, and who publishes. */
@@ -107,8 +107,8 @@ interface PublishOf {
 }
 
 /**
- * The publish's answer; its event (if any) is placed in the feed meanwhile. The answer does not wait for
- * the placing, which may have other companies' events to place first; when it fails, a later placer places it.
+ * The publish's result; its event (if any) is placed in the feed without waiting, since other companies'
+ * events may come first; if placing fails, a later placer places it.
  */
 function placed(pool: Pool, result: PublishResult): PublishResult {
   if ('eventId' in result.webhook) void placeEvents(pool).catch(() => undefined);
@@ -124,7 +124,7 @@ async function claim(
   precondition: PublishPrecondition | undefined,
 ): Promise<PublishResult | Delivery | undefined> {
   const claimMs = notifier.timeoutMs + (pool.options.connectionTimeoutMillis ?? 0) + CLAIM_MARGIN_MS;
-  // A place is taken inside the transaction, once the webhook is known to be due, and given back if
+  // A slot is taken inside the transaction, once the webhook is known to be due, and given back if
   // the transaction does not commit.
   let release: (() => void) | undefined;
   try {
@@ -143,9 +143,9 @@ async function claim(
       };
       const published = await publishIfNoAttempt(db, target, notifyIntegration, publishing);
       if (published) return audited(published);
-      const place = notifier.reserve(companyId);
-      if ('refused' in place) return audited(await publishForLater(db, place.refused, publishing));
-      release = place.release;
+      const slot = notifier.reserve(companyId);
+      if ('refused' in slot) return audited(await publishForLater(db, slot.refused, publishing));
+      release = slot.release;
 
       const url = target.webhookUrl!;
       const claim = await claimForDelivery(db, companyId, reportId, webhookId, claimMs);
@@ -175,7 +175,7 @@ async function claim(
  * Step 3, in the attempt's transaction (its outcome written to the delivery log): on a 2xx, or with
  * `"retry"`, the report published, its event settled and the publish recorded in the audit trail; with
  * `"fail"` and a failure, the claim released and the event forgotten (false). A report deleted during the
- * delivery (a sandbox wiped) cannot be published, and the answer says so beside the webhook sent.
+ * delivery (a sandbox wiped) cannot be published, and the result says so beside the webhook sent.
  */
 async function recordOutcome(
   db: Queryable,
@@ -224,8 +224,8 @@ function notRecorded(err: unknown, { claimExpires }: Delivery, attempt?: Deliver
   );
 }
 
-/** The publish's answer once step 3 has committed. */
-async function answer(
+/** The publish's result once step 3 has committed. */
+async function resultOf(
   pool: Pool,
   { companyId, reportId, mode }: PublishOf,
   { report }: Delivery,

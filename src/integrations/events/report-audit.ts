@@ -1,5 +1,5 @@
 import type { PublishResult } from '../../api-types.js';
-import { worldOf, type AuditEntry, type Doer } from '../../audit/index.js';
+import { modeActedIn, type AuditEntry, type Doer } from '../../audit/index.js';
 
 /**
  * What the audit trail says of a publish: the report, and whether the integration was notified, in the
@@ -25,12 +25,16 @@ export function publishedEntry(
               ? 'skipped after a failed notification'
               : 'not notified'
             : `not sent: ${webhook.reason}`;
-  return { action: 'report.published', subject: reportId, details: { world: worldOf(companyId, by), notification } };
+  return {
+    action: 'report.published',
+    subject: reportId,
+    details: { world: modeActedIn(companyId, by), notification },
+  };
 }
 
-/** What the audit trail says of a start: the report, in which world. */
+/** What the audit trail says of a start: the report, and live or test. */
 export const startedEntry = (companyId: string, reportId: string, by: Doer): AuditEntry => ({
   action: 'report.started',
   subject: reportId,
-  details: { world: worldOf(companyId, by) },
+  details: { world: modeActedIn(companyId, by) },
 });

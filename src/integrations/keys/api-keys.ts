@@ -13,10 +13,10 @@ import { sandboxOf } from '../../companies/index.js';
 export const KEY_PREFIX = 'irk_';
 const PREFIXES = { live: KEY_PREFIX, test: `${KEY_PREFIX}test_` } as const;
 
-/** Which world a key works in: the company's own (live) or its sandbox (test). */
+/** Which mode a key works in: live (the company's own reports) or test (its sandbox's). */
 export type KeyMode = keyof typeof PREFIXES;
 
-/** A key's world is told by its prefix alone, here and in SQL (a key's stored prefix column, `prefixSql`). */
+/** A key's mode is told by its prefix alone, here and in SQL (a key's stored prefix column, `prefixSql`). */
 const modeOf = (key: string): KeyMode => (key.startsWith(PREFIXES.test) ? 'test' : 'live');
 const modeSql = (prefixSql: string) =>
   `CASE WHEN starts_with(${prefixSql}, '${PREFIXES.test}') THEN 'test' ELSE 'live' END`;
@@ -32,7 +32,7 @@ export function newKey(mode: KeyMode = 'live'): { key: string; prefix: string; h
   return { key, prefix: keyPrefix(key, mode), hash: hashKey(key) };
 }
 
-/** The part of a key that may be shown (lists, the audit trail): its world's prefix and 8 characters. */
+/** The part of a key that may be shown (lists, the audit trail): its mode's prefix and 8 characters. */
 const keyPrefix = (key: string, mode: KeyMode): string => key.slice(0, PREFIXES[mode].length + 8);
 
 /**
@@ -141,7 +141,7 @@ const KEY_COLUMNS = `a.id, a.prefix,
             ${isoTimestamp('a.last_used_at')} AS "lastUsedAt",
             ${modeSql('a.prefix')} AS mode`;
 
-/** The company's keys of both worlds, newest first (only an active integration has keys: revoking deletes them). */
+/** The company's live and test keys, newest first (only an active integration has keys: revoking deletes them). */
 export async function listKeys(db: Queryable, companyId: string): Promise<ApiKeySummary[]> {
   const { rows } = await db.query<ApiKeySummary>(
     `SELECT ${KEY_COLUMNS} FROM api_keys a WHERE a.company_id IN ${OWNERS} ORDER BY a.created_at DESC, a.id DESC`,
@@ -180,7 +180,7 @@ export async function findKey(db: Queryable, companyId: string, keyId: string): 
  * Revokes one key by deleting it. Keys are cached in every server process (ApiKeyCache), but the
  * deletion is notified on commit (db/migrations/3_api_key_revocation_notify.sql) and each cache waits
  * for that delivery before trusting an entry, so the very next request with the key fails on every
- * server process. The key's prefix and world, or undefined when the company has no such key.
+ * server process. The key's prefix and mode, or undefined when the company has no such key.
  */
 export async function revokeKey(
   db: Queryable,

@@ -7,11 +7,9 @@ import { isIssuedKeyShape } from './api-keys.js';
 
 export interface RequireKeyOptions {
   /**
-   * Requests whose key is decided by their own write: a statement that finds the key at commit or
-   * writes nothing and answers "invalid API key" (POST /reports/new, reports/write-statement.ts). For
-   * them a key this process holds as valid only names the company, at once: waiting for the change
-   * feed's barrier would decide again what the statement decides at commit. Whatever they answer before
-   * that statement (the body's shape, a header, a limit) holds no data of the company's.
+   * Requests whose key is decided by their own write, which finds the key at commit or writes nothing
+   * and responds "invalid API key" (POST /reports/new). For them a cached key only names the company,
+   * without waiting for the change feed's barrier: the statement decides again at commit anyway.
    */
   checkedAtCommit?: (req: Request) => boolean;
 }
@@ -21,7 +19,7 @@ export interface RequireKeyOptions {
  * decided by their own write (checkedAtCommit). `keys` counts every revocation committed before the
  * request arrived (an ApiKeyCache waits for its change feed's barrier). The description asks for 400
  * (not 401) for a missing or invalid key, so this runs before the OpenAPI validator, whose own security
- * check would answer 401.
+ * check would respond 401.
  */
 export function requireApiKey(keys: KeyAuthenticator, { checkedAtCommit }: RequireKeyOptions = {}): RequestHandler {
   return async (req, res, next) => {
@@ -36,7 +34,7 @@ export function requireApiKey(keys: KeyAuthenticator, { checkedAtCommit }: Requi
     const principal = held ?? (await keys.authenticate(key, since));
     if (!principal) throw refuse.invalidKey();
     setPrincipal(req, principal, since);
-    // Every answer to an accepted key says which world it came from (a test key in production shows in logs).
+    // Every response to an accepted key says its mode (a test key used in production shows in logs).
     res.setHeader('Intake-Mode', principal.mode);
     next();
   };

@@ -88,7 +88,7 @@ export async function guardedAgent({ allowedCidrs, ca }: AddressGuardOptions): P
     ): Duplex {
       const refusal = options.host === undefined ? undefined : embeddedIpv4Refusal(options.host, allowedCidrs);
       if (refusal) {
-        // As request-filtering-agent answers its own refusals: a socket that fails with the reason.
+        // As request-filtering-agent reports its own refusals: a socket that fails with the reason.
         const socket = new Socket();
         if (connectionListener) connectionListener(refusal, socket);
         else socket.destroy(refusal);

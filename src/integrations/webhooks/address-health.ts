@@ -58,7 +58,7 @@ export async function disableAddress(db: Queryable, companyId: string, integrati
 }
 
 /**
- * Adds a failed attempt to the address's run of failures and answers why the address is to be disabled:
+ * Adds a failed attempt to the address's run of failures and returns why the address is to be disabled:
  * a 410, or a run longer than disableAfterMs; or undefined. A run starts with a failure after a success,
  * or after nothing failed for twice the schedule's last wait: an address that is down and has events is
  * tried at least that often (the last wait with its jitter, an attempt held back by pacing), so a longer
@@ -98,7 +98,7 @@ export async function pauseAddress(db: Queryable, companyId: string, integration
   );
 }
 
-/** A test delivery answered 2xx: the address works, so its run of failures ends (if it is still the same address). */
+/** A test delivery got a 2xx: the address works, so its run of failures ends (if it is still the same address). */
 export async function endFailureRun(db: Queryable, companyId: string, generation: number): Promise<void> {
   await db.query(
     `UPDATE integrations SET webhook_failing_since = NULL, webhook_last_failure_at = NULL

@@ -15,7 +15,7 @@ export interface AttemptPlan {
   reportId: string | null;
   /** A background attempt's lease on its event, renewed for `ms` as the attempt starts. */
   lease?: { token: string; ms: number };
-  /** Called as soon as the receiver has answered (or failed to): the caller's place for the delivery is free. */
+  /** Called as soon as the receiver has responded (or failed to): the caller's slot for the delivery is free. */
   sent?: () => void;
   /**
    * The error to throw when the database fails around the request: before it (nothing was sent: `attempt`
@@ -73,7 +73,7 @@ export async function makeAttempt<T>(
 }
 
 /**
- * Writes an attempt about to be sent to the delivery log and answers its id. With a lease, only while the
+ * Writes an attempt about to be sent to the delivery log and returns its id. With a lease, only while the
  * lease still holds the event, renewing it from now: the request then ends (its time limit) before the lease
  * can, so no other process sends the same webhook-id meanwhile. Undefined when the lease is lost. The
  * attempt's number is one more than the highest of its webhook-id's; the unique index refuses a number

@@ -16,8 +16,8 @@ export class FailingAddresses {
   }
 
   /**
-   * The places each company holds, as the take counts them: its attempts in flight, or, for a company
-   * failing now, all its places but one (none within a poll of its last failure).
+   * The slots each company holds, as the take counts them: its attempts in flight, or, for a company
+   * failing now, all its slots but one (none within a poll of its last failure).
    */
   busy(inFlight: CompanyCounts, share: number, now = Date.now()): [string, number][] {
     const held = new Map(inFlight.entries());
@@ -29,13 +29,13 @@ export class FailingAddresses {
   }
 
   /**
-   * The companies failing now, and how many more of the worker's `places` they may take together: half
+   * The companies failing now, and how many more of the worker's `slots` they may take together: half
    * of them (one at least, so that a dead receiver is still probed) less those their attempts hold.
    */
-  room(inFlight: CompanyCounts, places: number, now = Date.now()): { companies: string[]; free: number } {
+  room(inFlight: CompanyCounts, slots: number, now = Date.now()): { companies: string[]; free: number } {
     const companies = this.failingNow(now).map(([companyId]) => companyId);
     const held = companies.reduce((sum, companyId) => sum + inFlight.get(companyId), 0);
-    return { companies, free: Math.max(0, Math.max(1, Math.floor(places / 2)) - held) };
+    return { companies, free: Math.max(0, Math.max(1, Math.floor(slots / 2)) - held) };
   }
 
   private failingNow(now: number): [string, number][] {

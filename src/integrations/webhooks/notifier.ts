@@ -26,16 +26,16 @@ export interface DeliveryAttempt {
   durationMs: number;
   /** null when no response came. */
   httpStatus: number | null;
-  /** "" when the receiver answered 2xx. */
+  /** "" when the receiver responded 2xx. */
   error: string;
   responseExcerpt: string;
-  /** A 429 or 503's Retry-After, in milliseconds from the answer (seconds or an HTTP date); absent otherwise. */
+  /** A 429 or 503's Retry-After, in milliseconds from the response (seconds or an HTTP date); absent otherwise. */
   retryAfterMs?: number;
 }
 
 /**
- * A place for one delivery (call `release` when it is over), or why there is none: a sentence for the
- * caller's 503 that says whether the company's own deliveries or the process's fill the places.
+ * A slot for one delivery (call `release` when it is over), or why there is none: a sentence for the
+ * caller's 503 that says whether the company's own deliveries or the process's fill the slots.
  */
 export type Reservation = { release: () => void } | { refused: string };
 
@@ -43,7 +43,7 @@ export interface Notifier {
   /** The overall time limit of one delivery (WEBHOOK_TIMEOUT_MS). */
   readonly timeoutMs: number;
   /**
-   * Takes one of the maxInFlight places for a delivery of the company, at most maxInFlightPerCompany
+   * Takes one of the maxInFlight slots for a delivery of the company, at most maxInFlightPerCompany
    * of them for one company, or refuses when there is none for it: the caller refuses rather than queue.
    */
   reserve(companyId: string): Reservation;
@@ -56,12 +56,12 @@ export interface NotifierOptions extends AddressGuardOptions {
   maxInFlight: number;
   /**
    * Deliveries of one company in flight at once at most (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY), so that
-   * one company's slow receiver cannot take every place and stop the others' publishes.
+   * one company's slow receiver cannot take every slot and stop the others' publishes.
    */
   maxInFlightPerCompany: number;
 }
 
-/** The delivery log keeps at most this much of a receiver's answer. */
+/** The delivery log keeps at most this much of a receiver's response. */
 export const EXCERPT_BYTES = 1024;
 
 const USER_AGENT = 'inspection-report-intake-webhook/1';
@@ -170,7 +170,7 @@ async function send(client: Got, message: WebhookMessage, at: Date): Promise<Out
 }
 
 /**
- * At most the first EXCERPT_BYTES of the answer, cut before a character the limit would split; the rest
+ * At most the first EXCERPT_BYTES of the response, cut before a character the limit would split; the rest
  * is never downloaded (a receiver cannot flood memory).
  */
 async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
@@ -183,7 +183,7 @@ async function readExcerpt(stream: AsyncIterable<Buffer> & { destroy(): void }):
       if (size >= EXCERPT_BYTES) break;
     }
   } catch {
-    // The status is known; an answer body cut short only shortens the excerpt.
+    // The status is known; a response body cut short only shortens the excerpt.
   }
   stream.destroy();
   // StringDecoder keeps back the bytes of a character cut short instead of writing U+FFFD for them.

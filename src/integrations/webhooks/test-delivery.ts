@@ -8,7 +8,7 @@ import type { Notifier } from './notifier.js';
 import { sampleReport } from '../../reports/index.js';
 import { newWebhookId } from './signing.js';
 import { webhookBody } from './event-types.js';
-import { recordAudit, worldOf, type Doer } from '../../audit/index.js';
+import { recordAudit, modeActedIn, type Doer } from '../../audit/index.js';
 
 /** 409 for a company (or its sandbox: `whose`) that has no webhook address. */
 export const noWebhookAddress = (whose = 'the company') =>
@@ -18,7 +18,7 @@ export const noWebhookAddress = (whose = 'the company') =>
  * Sends the company's receiver a reportPublished request with a sample report, signed like every
  * delivery and marked `webhook-test: true`, as one attempt like any other (deliveries.ts makeAttempt:
  * logged before it is sent, nothing of the database held while the receiver is awaited); a 2xx ends the
- * address's run of failures. The delivery takes one of the notifier's places like a publish's, within
+ * address's run of failures. The delivery takes one of the notifier's slots like a publish's, within
  * the company's share (503 with Retry-After when none is free for it, nothing sent).
  */
 export async function sendTestDelivery(
@@ -30,9 +30,8 @@ export async function sendTestDelivery(
 ): Promise<WebhookTestResult> {
   const target = await findWebhookTarget(pool, companyId);
   if (!target) throw noWebhookAddress(whose);
-  const place = notifier.reserve(companyId);
-  if ('refused' in place)
-    throw refuse.unavailable(`${place.refused}: test again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
+  const slot = notifier.reserve(companyId);
+  if ('refused' in slot) throw refuse.unavailable(`${slot.refused}: test again in a moment`, SLOTS_RETRY_AFTER_SECONDS);
   const plan = {
     message: {
       url: target.url,
@@ -43,12 +42,12 @@ export async function sendTestDelivery(
       test: true,
     },
     reportId: null,
-    sent: place.release,
+    sent: slot.release,
   };
   const { attempt, deliveryId } = (await makeAttempt(pool, notifier, companyId, plan, async (db, attempt) => {
     if (!attempt.error) await endFailureRun(db, companyId, target.generation);
     const outcome = attempt.error || `HTTP ${attempt.httpStatus}`;
-    const details = { world: worldOf(companyId, by), url: target.url, outcome };
+    const details = { world: modeActedIn(companyId, by), url: target.url, outcome };
     await recordAudit(db, by, { action: 'webhook.test_sent', subject: plan.message.webhookId, details });
   }))!;
   if (attempt.error) throw refuse.badGateway(`webhook delivery failed: ${attempt.error}`);
