@@ -7,9 +7,9 @@ export type Principal =
   { role: 'operator' } | { role: Role; companyId: string; userId: string; name: string; email: string; epoch: number };
 
 /**
- * THE ONE PLACE each role's reach is decided: every page module is registered for one area (pages.ts),
+ * The one place each role's reach is decided: every page module is registered for one area (pages.ts),
  * and each of its routes is guarded by the area's roles here (a 403 page for any other role). A company's
- * person never reaches another company at all: companyParam answers 404 for it, as for an unknown one.
+ * person never reaches another company at all: companyParam responds 404 for it, as for an unknown one.
  * The navigation shows only the areas the role may use (mayUse).
  */
 export const AREAS = {

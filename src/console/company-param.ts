@@ -23,7 +23,7 @@ export function doerOf(req: Request, res: Response): Doer {
 }
 
 /**
- * Every console route with `:companyId` answers the 404 page for an unknown company, and finds it in
+ * Every console route with `:companyId` responds with the 404 page for an unknown company, and finds it in
  * res.locals. A company's person finds only their own: another company is unknown to them, by the same 404.
  */
 export function companyParam(db: Pool): Parameters<Router['param']>[1] {

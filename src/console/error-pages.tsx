@@ -38,7 +38,7 @@ const clientError = (err: unknown) => (err instanceof HttpError && err.status < 
 
 /**
  * Every error under /console as an HTML page with the console's headers; a 500 or 503 is logged, a
- * 500's details never shown. A 503 says why and carries Retry-After, as the API's answer does.
+ * 500's details never shown. A 503 says why and carries Retry-After, as the API's response does.
  */
 export function errorPages(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {

@@ -39,8 +39,8 @@ function open(token: string, bytes: Buffer): Flash {
 const sessionOf = (res: Response) => (res.locals as { session: Session }).session;
 
 /**
- * Answers a form's action 303 to `path` (a page of the console, without query), keeping `flash` in the
- * session for that page's next GET. Every action that succeeds answers so, and so does one whose
+ * Redirects a form's action with 303 to `path` (a page of the console, without query), keeping `flash` in
+ * the session for that page's next GET. Every action that succeeds responds so, and so does one whose
  * outcome is a step to show (a question, a failed notification): a reload or Back then sends nothing again.
  */
 export async function redirectWith(db: Queryable, res: Response, path: string, flash: Flash): Promise<void> {

@@ -33,7 +33,7 @@ function fieldsOf(text: string): Record<string, string | string[]> {
  * Reads a form (`application/x-www-form-urlencoded`, UTF-8) of at most FORM_LIMIT_BYTES into req.body,
  * for every path of the console, the sign-in's included. A Content-Length over it is refused (413) before a byte
  * is read, and a body sent without one (chunked) is cut when it passes it: the rest is never read, and
- * the answer closes the connection (platform/http/unread-body.ts), as the partner API's body parser does.
+ * the response closes the connection (platform/http/unread-body.ts), as the partner API's body parser does.
  * body-parser would read such a body to its end before refusing it. A body of another type is left
  * unread (the CSRF check refuses a form without its token); no body is an empty form.
  */

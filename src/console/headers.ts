@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { securityHeaders } from '../platform/http/security-headers.js';
 
 /**
- * The console's headers on every answer under /console, errors included: scripts, styles and images
+ * The console's headers on every response under /console, errors included: scripts, styles and images
  * only from the service itself and never inline (htmx's config forbids it what would need them), forms
  * posted only to it, no framing, nothing kept by a cache. The referrer goes only to this origin (no
  * page's address leaves it), so that a browser sends the page's own forms with their real Origin, which

@@ -5,7 +5,7 @@ import { useOutcome, usePrincipal } from './render.js';
 
 /**
  * htmx may not evaluate code nor add styles or scripts: the CSP forbids inline ones, and nothing needs them.
- * An answer that refuses (a failed test delivery is 502) is swapped in too: it is the page to show.
+ * A refusal (a failed test delivery is 502) is swapped in too: it is the page to show.
  */
 const HTMX_CONFIG = JSON.stringify({
   includeIndicatorStyles: false,

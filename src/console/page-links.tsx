@@ -2,15 +2,15 @@ import type { Page, PageAt } from '../db/keyset.js';
 
 /**
  * The links of a list paged both ways (db/keyset.ts), and the line saying whether more follow. A page with
- * several lists keeps each one's place in its own query parameters (`peopleAfter`, `invitationsBefore`), so
+ * several lists keeps each one's position in its own query parameters (`peopleAfter`, `invitationsBefore`), so
  * paging one list leaves the others where they are.
  */
 
-/** Each list's place on the page, by its name in the query. */
-export type Places = Record<string, PageAt>;
+/** Each list's position on the page, by its name in the query. */
+export type ListPositions = Record<string, PageAt>;
 
-/** The lists' places in a request's query (a value that is no text is none). */
-export function placesOf(query: Record<string, unknown>, lists: readonly string[]): Places {
+/** The lists' positions in a request's query (a value that is no text is none). */
+export function listPositionsOf(query: Record<string, unknown>, lists: readonly string[]): ListPositions {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return Object.fromEntries(
     lists.map((list) => [list, { after: text(query[`${list}After`]), before: text(query[`${list}Before`]) }]),
@@ -18,9 +18,15 @@ export function placesOf(query: Record<string, unknown>, lists: readonly string[
 }
 
 /** The page's address with one list moved to `at`, the others kept, scrolled to the list (`anchor`). */
-export function placeHref(path: string, places: Places, list: string, at: PageAt, anchor: string): string {
+export function listPositionHref(
+  path: string,
+  positions: ListPositions,
+  list: string,
+  at: PageAt,
+  anchor: string,
+): string {
   const query = new URLSearchParams();
-  for (const [name, { after, before }] of Object.entries({ ...places, [list]: at })) {
+  for (const [name, { after, before }] of Object.entries({ ...positions, [list]: at })) {
     if (after) query.set(`${name}After`, after);
     if (before) query.set(`${name}Before`, before);
   }

@@ -10,16 +10,9 @@ import { reportsInboxRoutes } from './reports-inbox.js';
 import { usersRoutes } from './users-routes.js';
 
 /**
- * The console's signed-in pages, each module with the area whose roles may use its routes (access.ts AREAS). A new page is a module `(router, deps) => void` added here: it
- * registers GET routes that render(res, status, <Page/>) inside <Layout>, and POST actions that run
- * `deps.forms.act(schema, req.body, action, fieldOf)`. Post/Redirect/Get: an action that did something,
- * or whose outcome is a step to show, answers 303 to a GET page with what it did in the flash
- * (redirectWith, flash.ts), so a reload or Back sends nothing again. A refused form (400, 404, 409, 422)
- * is the one exception: the page is rendered again with the refusal's status, its field errors and the
- * values typed, since sending it again changes nothing either. An action that cannot be undone asks
- * first on a GET page of its own (confirm-view.tsx). The router has already checked the session and the
- * CSRF token of every POST (each form carries <CsrfField/>), found `:companyId` (companyOf) and taken
- * the flash of the page a GET asks for.
+ * The console's signed-in route modules, each with the area whose roles may use it (access.ts AREAS).
+ * Actions follow Post/Redirect/Get (redirectWith, flash.ts) so a reload sends nothing again; only a
+ * refused form is rendered again with its errors. The router has already checked the session and CSRF.
  */
 export const PAGES: [Area, PageRoutes][] = [
   ['companies', companiesRoutes],

@@ -20,7 +20,7 @@ export const usePrincipal = () => useContext(PageContext).principal;
 export const useOutcome = () => useContext(PageContext).outcome;
 
 /**
- * Answers a page: preact renders it to a string, escaping every text and attribute value, so a value
+ * Sends a page: preact renders it to a string, escaping every text and attribute value, so a value
  * from a partner or a form is shown as text. The session's CSRF token, principal and flash come from res.locals.
  */
 export function render(res: Response, status: number, page: ComponentChildren): void {

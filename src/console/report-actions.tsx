@@ -13,13 +13,13 @@ import { publishOutcomeText } from './report-outcome.js';
 import { ReportPage, type PublishStep, type ReportProps } from './report-view.js';
 import { reportsOf } from './reports-inbox.js';
 
-/** What a publish answers the inspector's choice with: the PublishInput it sends. */
-const ANSWERS: Record<string, Omit<PublishInput, 'publishedUrl'>> = {
+/** The PublishInput each of the inspector's choices (the form's `answer`) sends. */
+const PUBLISH_CHOICES: Record<string, Omit<PublishInput, 'publishedUrl'>> = {
   notify: { notifyIntegration: true },
   skip: { notifyIntegration: false },
   background: { notifyIntegration: true, whenDeliveryFails: 'retry' },
 };
-/** A failed notification: the receiver's error (502), or no delivery place free (503); nothing was published. */
+/** A failed notification: the receiver's error (502), or no delivery slot free (503); nothing was published. */
 const notificationFailed = (err: unknown): err is HttpError =>
   err instanceof HttpError && (err.status === 502 || err.status === 503);
 
@@ -62,7 +62,7 @@ export function reportActionRoutes(router: PageRouter, deps: PageDeps): void {
 }
 
 /**
- * "Publish" and the answers after it (the question's, a failed notification's), each form carrying the
+ * "Publish" and the forms after it (the question's, a failed notification's), each carrying the
  * report's publish state as its page showed it (publishedAt): a form sent again after its publish is
  * refused, not published twice.
  */
@@ -89,8 +89,8 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
         return step({ step: 'question', publishedUrl: checked.input.publishedUrl, ...shown });
       }
       input = { publishedUrl, notifyIntegration: false };
-    } else if (typeof answer === 'string' && Object.hasOwn(ANSWERS, answer)) {
-      input = { publishedUrl, ...ANSWERS[answer] };
+    } else if (typeof answer === 'string' && Object.hasOwn(PUBLISH_CHOICES, answer)) {
+      input = { publishedUrl, ...PUBLISH_CHOICES[answer] };
     } else {
       throw refuse.badRequest('answer must be one of notify, skip, background');
     }
@@ -125,8 +125,8 @@ async function reportOf({ db }: PageDeps, company: Company, reportId: string): P
 
 /**
  * publishReport on the input checked against PublishInput, provided the report is still as the form's
- * page showed it; a failed notification (nothing published) and a report published meanwhile are
- * answers of their own: the receiver's error with the inspector's choices, or the way back to the report.
+ * page showed it; a failed notification (nothing published) and a report published meanwhile get
+ * pages of their own: the receiver's error with the inspector's choices, or the way back to the report.
  */
 function publish(
   { db, forms, publishing }: PageDeps,

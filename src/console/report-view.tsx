@@ -3,7 +3,7 @@ import type { Company, Report, WebhookDelivery } from '../api-types.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
 import { Badge, day, reportsOf, STATUS_LABELS } from './reports-inbox.js';
-import { AttemptAnswer } from './rest-api-view.js';
+import { AttemptResponse } from './rest-api-view.js';
 import type { FieldErrors } from './schema-check.js';
 import { Time } from './time.js';
 
@@ -56,7 +56,7 @@ export interface ReportProps {
 }
 
 /** A form that publishes the report with the address given and the inspector's answer. */
-function AnswerForm({
+function PublishForm({
   action,
   publishedUrl,
   publishedAt,
@@ -80,14 +80,14 @@ function AnswerForm({
 /** A failed notification: the receiver's error, and the inspector's choices (nothing was published). */
 function FailedPart({ action, publish }: { action: string; publish: Extract<PublishStep, { step: 'failed' }> }) {
   return (
-    <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
+    <PublishForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
       <h2 id="publish-step" tabindex={-1} autofocus>
         The notification failed
       </h2>
       <p class="form-error" role="alert">
         {publish.error}
       </p>
-      {publish.attempt && <AttemptAnswer attempt={publish.attempt} />}
+      {publish.attempt && <AttemptResponse attempt={publish.attempt} />}
       <p>Nothing was published.</p>
       <button type="submit" name="answer" value="notify">
         Retry
@@ -98,7 +98,7 @@ function FailedPart({ action, publish }: { action: string; publish: Extract<Publ
       <button type="submit" name="answer" value="background">
         Retry in the background
       </button>
-    </AnswerForm>
+    </PublishForm>
   );
 }
 
@@ -147,7 +147,7 @@ function PublishPart({
         </form>
       )}
       {publish.step === 'question' && (
-        <AnswerForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
+        <PublishForm action={action} publishedUrl={publish.publishedUrl} publishedAt={publish.publishedAt}>
           <fieldset id="publish-step" tabindex={-1} autofocus>
             <legend>Notify the integration?</legend>
             <p>This report came from the REST API: its integration can be sent the published report.</p>
@@ -158,7 +158,7 @@ function PublishPart({
               Publish without notifying
             </button>
           </fieldset>
-        </AnswerForm>
+        </PublishForm>
       )}
       {publish.step === 'failed' && <FailedPart action={action} publish={publish} />}
       {publish.step === 'meanwhile' && <MeanwhilePart report={report} reload={reload} />}

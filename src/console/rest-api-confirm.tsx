@@ -1,7 +1,7 @@
 import type { ApiKeySummary, Company } from '../api-types.js';
 import { DEFAULT_SECRET_OVERLAP_SECONDS } from '../integrations/index.js';
 import { ConfirmPage } from './confirm-view.js';
-import { base, Breadcrumb, WEBHOOK_NAMES, type World } from './rest-api-view.js';
+import { base, Breadcrumb, WEBHOOK_NAMES, type WebhookMode } from './rest-api-view.js';
 import { Time } from './time.js';
 
 /** The REST API page's actions that cannot be undone, each asked first (confirm-view.tsx). */
@@ -42,11 +42,11 @@ export function RevokeKeyPage({ company, apiKey }: { company: Company; apiKey: A
   );
 }
 
-export function RotatePage({ company, world }: { company: Company; world: World }) {
-  const path = `${base(company.id)}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
+export function RotatePage({ company, mode }: { company: Company; mode: WebhookMode }) {
+  const path = `${base(company.id)}/${mode === 'live' ? 'webhook' : 'sandbox/webhook'}`;
   return (
     <ConfirmPage
-      title={`Rotate the ${WEBHOOK_NAMES[world]} signing secret?`}
+      title={`Rotate the ${WEBHOOK_NAMES[mode]} signing secret?`}
       context={<Breadcrumb company={company} />}
       action={`${path}/secret/rotate`}
       button="Rotate secret"

@@ -9,7 +9,7 @@ import type { PageDeps } from './deps.js';
 import { redirectWith } from './flash.js';
 import { CsrfField, FormError } from './form.js';
 import { TableScroll } from './layout.js';
-import { neighbours, PageLinks, placeHref } from './page-links.js';
+import { neighbours, PageLinks, listPositionHref } from './page-links.js';
 import { render } from './render.js';
 import { RevokeKeyPage } from './rest-api-confirm.js';
 import { base, PATH, type PageProps, type Show } from './rest-api-view.js';
@@ -18,7 +18,7 @@ import { attempt } from './schema-check.js';
 import { Time } from './time.js';
 
 /**
- * The REST API page's API keys: "Generate API Key", the keys of both worlds a page at a time (newest
+ * The REST API page's API keys: "Generate API Key", the live and test keys a page at a time (newest
  * first, `keysAfter`/`keysBefore` a key's id), each key's "Revoke", and the keys revoked before.
  */
 
@@ -27,7 +27,7 @@ export const KEYS_SHOWN = DEFAULT_PAGE_LIMIT;
 
 export function KeysSection({ company, keys, newKey, keyErrors, revokedKeys, moreRevokedKeys }: PageProps) {
   const path = base(company.id);
-  const href = (at: PageAt) => placeHref(path, {}, 'keys', at, 'keys-heading');
+  const href = (at: PageAt) => listPositionHref(path, {}, 'keys', at, 'keys-heading');
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>

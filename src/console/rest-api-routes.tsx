@@ -24,7 +24,7 @@ import type { Pool } from '../db/pool.js';
 import type { PageDeps } from './deps.js';
 import { flashOf, redirectWith } from './flash.js';
 import { formValues } from './form.js';
-import { placesOf } from './page-links.js';
+import { listPositionsOf } from './page-links.js';
 import { render } from './render.js';
 import { RevokePage, RotatePage } from './rest-api-confirm.js';
 import { keyRoutes, KEYS_SHOWN } from './rest-api-keys.js';
@@ -41,7 +41,7 @@ import {
   type PageState,
   type Show,
   type WebhookState,
-  type World,
+  type WebhookMode,
 } from './rest-api-view.js';
 import { attempt } from './schema-check.js';
 import { utcText } from './time.js';
@@ -49,7 +49,7 @@ import { utcText } from './time.js';
 /**
  * Settings > Integrations > REST API: keys, the live and sandbox webhooks, recent deliveries and their
  * redelivery, revoking the integration; each action the application API's own function, a success
- * answered 303 to the page with what it did in the flash (a new key and a secret too, shown once).
+ * redirected (303) to the page with what it did in the flash (a new key and a secret too, shown once).
  * "Revoke" (a key), "Rotate secret" and "Revoke REST API Integration" ask first, on a page of their own.
  */
 export function restApiRoutes(router: PageRouter, deps: PageDeps): void {
@@ -82,11 +82,11 @@ export function restApiRoutes(router: PageRouter, deps: PageDeps): void {
   router.get(PATH, (req, res) => {
     const { older, newer } = req.query as Record<string, unknown>;
     const deliveriesAt = { older: textOf(older), newer: textOf(newer) };
-    const { keys: keysAt } = placesOf(req.query, ['keys']);
+    const { keys: keysAt } = listPositionsOf(req.query, ['keys']);
     return show(res, 200, { ...(flashOf(res)?.state as PageState | undefined), deliveriesAt, keysAt });
   });
   keyRoutes(router, deps, show);
-  for (const world of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, world);
+  for (const mode of ['live', 'sandbox'] as const) webhookRoutes(router, deps, show, mode);
   eventRoutes(router, deps, show);
 
   router.get(`${PATH}/revoke`, async (_req, res) => {
@@ -103,20 +103,19 @@ export function restApiRoutes(router: PageRouter, deps: PageDeps): void {
   });
 }
 
-/** A world's webhook routes' path, its page with the section's state, and its owner (the company or its sandbox). */
-function webhookOf(db: Pool, show: Show, world: World) {
+/** The live or sandbox webhook's routes' path, its page with the section's state, and its owner (the company or its sandbox). */
+function webhookOf(db: Pool, show: Show, mode: WebhookMode) {
   return {
-    path: `${PATH}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`,
-    showWith: (res: Response, status: number, state: WebhookState) =>
-      show(res, status, { webhook: { [world]: state } }),
-    ownerOf: async (company: Company) => (world === 'live' ? company.id : sandboxOf(db, company.id)),
+    path: `${PATH}/${mode === 'live' ? 'webhook' : 'sandbox/webhook'}`,
+    showWith: (res: Response, status: number, state: WebhookState) => show(res, status, { webhook: { [mode]: state } }),
+    ownerOf: async (company: Company) => (mode === 'live' ? company.id : sandboxOf(db, company.id)),
   };
 }
 
-/** "Save" (address and event types), "Reveal secret", "Rotate secret", "Send test delivery" of one world's webhook. */
-function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, world: World): void {
+/** "Save" (address and event types), "Reveal secret", "Rotate secret", "Send test delivery" of the live or the sandbox webhook. */
+function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, mode: WebhookMode): void {
   const { db, forms } = deps;
-  const { path, showWith, ownerOf } = webhookOf(db, show, world);
+  const { path, showWith, ownerOf } = webhookOf(db, show, mode);
 
   // The address and the event types together, as PUT …/webhook takes them; no box ticked is no type.
   router.post(path, async (req, res) => {
@@ -130,7 +129,7 @@ function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, world: Wo
       () => 'url',
     );
     if ('value' in result)
-      return redirectWith(db, res, base(company.id), { outcome: `The ${WEBHOOK_NAMES[world]} address was saved.` });
+      return redirectWith(db, res, base(company.id), { outcome: `The ${WEBHOOK_NAMES[mode]} address was saved.` });
     const values = formValues(req.body);
     await showWith(res, result.status, { values, eventTypes: input.eventTypes, errors: result.errors });
   });
@@ -138,15 +137,15 @@ function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, world: Wo
   // The secret is shown once by the page the redirect names, from the (sealed) flash: never in a URL.
   router.post(`${path}/secret/reveal`, async (req, res) => {
     const company = companyOf(res.locals);
-    const ownerId = world === 'live' ? company.id : await existingSandbox(db, company.id);
+    const ownerId = mode === 'live' ? company.id : await existingSandbox(db, company.id);
     const secret = ownerId ? await revealWebhookSecret(db, ownerId, doerOf(req, res)) : null;
-    if (secret) return redirectWith(db, res, base(company.id), { state: { webhook: { [world]: { secret } } } });
-    const refusal = noWebhookAddress(WHOSE[world]);
+    if (secret) return redirectWith(db, res, base(company.id), { state: { webhook: { [mode]: { secret } } } });
+    const refusal = noWebhookAddress(WHOSE[mode]);
     await showWith(res, refusal.status, { errors: { '': refusal.message } });
   });
 
   router.get(`${path}/secret/rotate`, (_req, res) => {
-    render(res, 200, <RotatePage company={companyOf(res.locals)} world={world} />);
+    render(res, 200, <RotatePage company={companyOf(res.locals)} mode={mode} />);
   });
 
   router.post(`${path}/secret/rotate`, async (req, res) => {
@@ -155,30 +154,35 @@ function webhookRoutes(router: PageRouter, deps: PageDeps, show: Show, world: Wo
       'SecretRotationInput',
       req.body,
       async (input) =>
-        rotateWebhookSecret(db, await ownerOf(company), WHOSE[world], input.overlapSeconds, doerOf(req, res)),
+        rotateWebhookSecret(db, await ownerOf(company), WHOSE[mode], input.overlapSeconds, doerOf(req, res)),
     );
     if (!('value' in result)) return showWith(res, result.status, { errors: result.errors });
     const until = result.value.previousSecretExpiresAt;
-    const outcome = `The ${WEBHOOK_NAMES[world]} signing secret was rotated${until ? `: the previous one signs too until ${utcText(until)}` : ''}.`;
+    const outcome = `The ${WEBHOOK_NAMES[mode]} signing secret was rotated${until ? `: the previous one signs too until ${utcText(until)}` : ''}.`;
     await redirectWith(db, res, base(company.id), { outcome });
   });
-  testDeliveryRoute(router, deps, show, world);
+  testDeliveryRoute(router, deps, show, mode);
 }
 
 /**
  * "Send test delivery": the outcome on the page; a failure (502, 503, 409) with the API's message and
- * status. htmx (HX-Request) swaps the outcome alone into the page it keeps, from this answer; a form
- * sent without script is answered 303, the outcome in the flash.
+ * status. htmx (HX-Request) swaps the outcome alone into the page it keeps, from this response; a form
+ * sent without script is redirected (303), the outcome in the flash.
  */
-function testDeliveryRoute(router: PageRouter, { db, forms, publishing }: PageDeps, show: Show, world: World): void {
-  const { path, showWith, ownerOf } = webhookOf(db, show, world);
+function testDeliveryRoute(
+  router: PageRouter,
+  { db, forms, publishing }: PageDeps,
+  show: Show,
+  mode: WebhookMode,
+): void {
+  const { path, showWith, ownerOf } = webhookOf(db, show, mode);
   router.post(`${path}/test`, async (req: Request, res) => {
     const checked = forms.check('WebhookTestInput', req.body);
     if (!('input' in checked)) return showWith(res, checked.status, { errors: checked.errors });
     const ownerId = await ownerOf(companyOf(res.locals));
     let test: NonNullable<WebhookState['test']>;
     try {
-      const sent = await sendTestDelivery(db, publishing.notifier, ownerId, WHOSE[world], doerOf(req, res));
+      const sent = await sendTestDelivery(db, publishing.notifier, ownerId, WHOSE[mode], doerOf(req, res));
       test = { ok: true, status: 200, message: `the receiver answered HTTP ${sent.status}` };
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -189,7 +193,7 @@ function testDeliveryRoute(router: PageRouter, { db, forms, publishing }: PageDe
       test.status === 409 ? [] : (await listDeliveries(db, ownerId, DELIVERIES_SHOWN)).filter((d) => d.test);
     const state = { test: { ...test, delivery } };
     if (req.get('hx-request') === 'true') return showWith(res, test.status, state);
-    await redirectWith(db, res, base(companyOf(res.locals).id), { state: { webhook: { [world]: state } } });
+    await redirectWith(db, res, base(companyOf(res.locals).id), { state: { webhook: { [mode]: state } } });
   });
 }
 

@@ -14,7 +14,7 @@ import {
   type PageProps,
   type Settings,
   type WebhookState,
-  type World,
+  type WebhookMode,
 } from './rest-api-view.js';
 import { PageLinks } from './page-links.js';
 import { KeysSection } from './rest-api-keys.js';
@@ -63,24 +63,24 @@ function WebhookActions({ path, id, view, state }: { path: string; id: string; v
   );
 }
 
-/** A world's webhook ("Live webhook", "Sandbox webhook"): a labelled region, so its "Save" is its own. */
+/** The live or the sandbox webhook ("Live webhook", "Sandbox webhook"): a labelled region, so its "Save" is its own. */
 export function WebhookSection({
   company,
-  world,
+  mode,
   view,
   state,
 }: {
   company: Company;
-  world: World;
+  mode: WebhookMode;
   view?: Settings;
   state?: WebhookState;
 }) {
-  const path = `${base(company.id)}/${world === 'live' ? 'webhook' : 'sandbox/webhook'}`;
-  const id = `${world}-webhook`;
+  const path = `${base(company.id)}/${mode === 'live' ? 'webhook' : 'sandbox/webhook'}`;
+  const id = `${mode}-webhook`;
   const address = view?.webhookUrl ?? null;
   return (
     <section aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>{HEADINGS[world]}</h2>
+      <h2 id={`${id}-heading`}>{HEADINGS[mode]}</h2>
       {address === null ? (
         <p>No webhook address is set.</p>
       ) : (
@@ -203,8 +203,8 @@ export function RestApiPage(props: PageProps) {
     <Layout title="REST API">
       <Breadcrumb company={company} />
       <KeysSection {...props} />
-      <WebhookSection company={company} world="live" view={live} state={webhook?.live} />
-      <WebhookSection company={company} world="sandbox" view={sandbox} state={webhook?.sandbox} />
+      <WebhookSection company={company} mode="live" view={live} state={webhook?.live} />
+      <WebhookSection company={company} mode="sandbox" view={sandbox} state={webhook?.sandbox} />
       <DeliveriesSection {...props} />
       <section aria-labelledby="revoke-heading">
         <h2 id="revoke-heading">Revoke the integration</h2>

@@ -17,15 +17,15 @@ import { Time } from './time.js';
 export const DELIVERIES_SHOWN = 100;
 /** The latest revoked keys the page lists. */
 export const REVOKED_KEYS_SHOWN = 20;
-/** A receiver's answer is untrusted text: the list shows only its start, the test's outcome all the log keeps. */
+/** A receiver's response is untrusted text: the list shows only its start, the test's outcome all the log keeps. */
 export const EXCERPT_SHOWN = 200;
 
-export type World = 'live' | 'sandbox';
-/** How the application API names each world in its refusals ("the sandbox has no webhook address"). */
-export const WHOSE: Record<World, string> = { live: 'the company', sandbox: 'the sandbox' };
-export const HEADINGS: Record<World, string> = { live: 'Live webhook', sandbox: 'Sandbox webhook' };
-/** Each world's webhook in a sentence ("The live webhook address was saved."). */
-export const WEBHOOK_NAMES: Record<World, string> = { live: 'live webhook', sandbox: 'sandbox webhook' };
+export type WebhookMode = 'live' | 'sandbox';
+/** How the application API names each webhook's owner in its refusals ("the sandbox has no webhook address"). */
+export const WHOSE: Record<WebhookMode, string> = { live: 'the company', sandbox: 'the sandbox' };
+export const HEADINGS: Record<WebhookMode, string> = { live: 'Live webhook', sandbox: 'Sandbox webhook' };
+/** Each webhook's name in a sentence ("The live webhook address was saved."). */
+export const WEBHOOK_NAMES: Record<WebhookMode, string> = { live: 'live webhook', sandbox: 'sandbox webhook' };
 
 /** What one webhook section shows besides its settings: a refusal, a revealed secret, a test's outcome. */
 export interface WebhookState {
@@ -43,7 +43,7 @@ export type Settings = Omit<IntegrationView, 'keys'>;
 export interface PageState {
   newKey?: CreatedKey;
   keyErrors?: FieldErrors;
-  webhook?: Partial<Record<World, WebhookState>>;
+  webhook?: Partial<Record<WebhookMode, WebhookState>>;
   deliveryErrors?: FieldErrors;
   values?: Record<string, string>;
   /** Which page of the recent deliveries: after (`older`) or before (`newer`) one of them. */
@@ -132,13 +132,13 @@ export function TestOutcome({ test }: { test: NonNullable<WebhookState['test']> 
       <p>
         {test.ok ? 'Test delivery sent' : 'Test delivery failed'} (status {test.status}): {test.message}
       </p>
-      {delivery && <AttemptAnswer attempt={delivery} />}
+      {delivery && <AttemptResponse attempt={delivery} />}
     </div>
   );
 }
 
-/** What the receiver answered an attempt (untrusted text, as much as the delivery log keeps of it). */
-export function AttemptAnswer({ attempt }: { attempt: WebhookDelivery }) {
+/** What the receiver responded to an attempt (untrusted text, as much as the delivery log keeps of it). */
+export function AttemptResponse({ attempt }: { attempt: WebhookDelivery }) {
   return (
     <dl>
       <dt>Time</dt>

@@ -40,7 +40,7 @@ function asValidatorItem(error: ErrorObject) {
 
 /**
  * Checks a form's fields against a component schema of openapi.yaml (`UserInput`, …) and words a
- * failure as the API's 400 does, and places an action's refusal (an HttpError: a 409 duplicate, a 422)
+ * failure as the API's 400 does, and puts an action's refusal (an HttpError: a 409 duplicate, a 422)
  * at its field with the API's message: one set of rules and words for both.
  */
 export function formChecker(wording: FieldWording) {

@@ -81,7 +81,7 @@ export const requireSignIn: RequestHandler = (req, res, next) => {
   res.redirect(303, back ? `/console?${new URLSearchParams({ next: back })}` : '/console');
 };
 
-/** Starts a session for whoever signed in (ending the request's own, if any), its cookie on the answer. */
+/** Starts a session for whoever signed in (ending the request's own, if any), its cookie on the response. */
 export async function openSession(db: Pool, req: Request, res: Response, opener: Opener) {
   const old = sessionToken(req);
   if (old !== undefined) await endSession(db, old);

@@ -16,7 +16,7 @@ import { formValues } from './form.js';
 import { invitationPath } from './invitation-routes.js';
 import { render } from './render.js';
 import { flashOf, redirectWith } from './flash.js';
-import { placesOf, type Places } from './page-links.js';
+import { listPositionsOf, type ListPositions } from './page-links.js';
 import { refusalOf } from './schema-check.js';
 import { USER_LISTS, UsersPage, usersOf, type UsersProps } from './users-view.js';
 
@@ -24,7 +24,7 @@ import { USER_LISTS, UsersPage, usersOf, type UsersProps } from './users-view.js
 const PEOPLE_SHOWN = DEFAULT_PAGE_LIMIT;
 const INVITATIONS_SHOWN = DEFAULT_PAGE_LIMIT;
 
-type State = Omit<UsersProps, 'company' | 'people' | 'invitations' | 'places'>;
+type State = Omit<UsersProps, 'company' | 'people' | 'invitations' | 'positions'>;
 
 /**
  * The company's people (GET …/users): their roles, "Change role", "Remove" (the console account: the user
@@ -32,13 +32,13 @@ type State = Omit<UsersProps, 'company' | 'people' | 'invitations' | 'places'>;
  * The people and the invitations are each paged both ways (`peopleAfter`, `invitationsBefore`: an id).
  */
 export function usersRoutes(router: PageRouter, { db, forms }: PageDeps): void {
-  const show = async (res: Response, status: number, state: State = {}, places: Places = {}) => {
+  const show = async (res: Response, status: number, state: State = {}, positions: ListPositions = {}) => {
     const company = companyOf(res.locals);
     const [people, invitations] = await Promise.all([
-      pagePeople(db, company.id, PEOPLE_SHOWN, places.people ?? {}),
-      pageInvitations(db, company.id, INVITATIONS_SHOWN, places.invitations ?? {}),
+      pagePeople(db, company.id, PEOPLE_SHOWN, positions.people ?? {}),
+      pageInvitations(db, company.id, INVITATIONS_SHOWN, positions.invitations ?? {}),
     ]);
-    render(res, status, <UsersPage {...{ company, people, invitations, places, ...state }} />);
+    render(res, status, <UsersPage {...{ company, people, invitations, positions, ...state }} />);
   };
   const done = (res: Response, outcome: string, action: () => Promise<unknown>) =>
     refusalOf(action).then((refused) =>
@@ -49,7 +49,7 @@ export function usersRoutes(router: PageRouter, { db, forms }: PageDeps): void {
 
   // The invitation just made (its link shown once) comes in the flash of the redirect after "Invite".
   router.get('/companies/:companyId/users', (req, res) =>
-    show(res, 200, flashOf(res)?.state as Pick<UsersProps, 'made'> | undefined, placesOf(req.query, USER_LISTS)),
+    show(res, 200, flashOf(res)?.state as Pick<UsersProps, 'made'> | undefined, listPositionsOf(req.query, USER_LISTS)),
   );
 
   router.post('/companies/:companyId/users/invitations', async (req, res) => {

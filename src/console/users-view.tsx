@@ -3,14 +3,14 @@ import { ROLES, type Invitation, type Person } from '../companies/index.js';
 import type { Page } from '../db/keyset.js';
 import { CsrfField, Field, FormError } from './form.js';
 import { Layout } from './layout.js';
-import { neighbours, PageLinks, placeHref, type Places } from './page-links.js';
+import { neighbours, PageLinks, listPositionHref, type ListPositions } from './page-links.js';
 import type { FieldErrors } from './schema-check.js';
 
 /** The Users page's view: its people a page at a time with their roles, "Invite", the open invitations. */
 
 export const usersOf = (company: Company) => `/console/companies/${company.id}/users`;
 
-/** The page's lists, as their places are named in its query (page-links.ts). */
+/** The page's lists, as their positions are named in its query (page-links.ts). */
 export const USER_LISTS = ['people', 'invitations'] as const;
 
 /** A labelled choice of role. */
@@ -60,16 +60,16 @@ export interface UsersProps {
   people: Page<Person>;
   invitations: Page<Invitation>;
   /** Where each list's page is (what its links keep of the other list's). */
-  places: Places;
-  /** A new invitation's link, shown on this answer only. */
+  positions: ListPositions;
+  /** A new invitation's link, shown on this response only. */
   made?: { invitation: Invitation; link: string };
   values?: Record<string, string>;
   errors?: FieldErrors;
 }
 
-function PeopleTable({ company, people, places }: UsersProps) {
+function PeopleTable({ company, people, positions }: UsersProps) {
   const base = usersOf(company);
-  const href = (list: string) => (at: object) => placeHref(base, places, list, at, `${list}-heading`);
+  const href = (list: string) => (at: object) => listPositionHref(base, positions, list, at, `${list}-heading`);
   return (
     <>
       <h2 id="people-heading">People</h2>
@@ -98,9 +98,9 @@ function PeopleTable({ company, people, places }: UsersProps) {
   );
 }
 
-function InvitationList({ company, invitations, places }: UsersProps) {
+function InvitationList({ company, invitations, positions }: UsersProps) {
   const base = usersOf(company);
-  const href = (at: object) => placeHref(base, places, 'invitations', at, 'invitations-heading');
+  const href = (at: object) => listPositionHref(base, positions, 'invitations', at, 'invitations-heading');
   return (
     <>
       <h2 id="invitations-heading">Open invitations</h2>
