@@ -30,14 +30,10 @@ export interface CacheEntry<V> extends Placement<V> {
 }
 
 /**
- * The entries of a NotifiedCache under a budget, shared fairly: an entry larger than a group's share
- * is not kept; a group that would pass its share makes room among its own oldest entries, unless one of
- * them was kept less than minResidenceMs ago (then the new entry is not kept); when the whole budget is
- * full, room is made in the group that holds the most. So one group's flood of entries (or of large
- * ones) never pushes out the entries of groups that hold less, and a group reading more than its share
- * over and over (every page size of a list) does not turn its share over with each read: each entry
- * dropped before it is read again, each one (a megabyte for a maximal page) promoted and left for a full
- * collection of the garbage, which every company's requests wait for.
+ * The entries of a NotifiedCache under a budget shared fairly between groups: a group past its share
+ * evicts its own oldest entries (unless kept less than minResidenceMs ago, so a group cycling through
+ * more than its share does not churn large entries into full garbage collections), and a full budget
+ * evicts from the group that holds the most, so one group's flood never pushes out the others.
  */
 export class CacheEntries<V> {
   private readonly budget: CacheBudget;

@@ -33,20 +33,10 @@ export interface ChangeFeedOptions {
 }
 
 /**
- * What the database announces on commit, for the caches of this process: one LISTEN connection on
- * API_KEY_CHANNEL and REPORT_CHANNEL, and the barrier that tells a request when it may trust a cache.
- *
- * Delivery is asynchronous, so a cached entry alone proves nothing about a change that committed a
- * moment ago. The barrier is an empty query on the LISTEN connection sent after the request arrived:
- * the changing transaction has signalled the listening backend before its caller got the result, and
- * that backend sends pending notifications before the barrier's ReadyForQuery, so when the barrier
- * completes every change that committed before the request arrived has been delivered. Requests share
- * barriers (one tiny round trip on one connection, no plan, no index): one sent after a request arrived
- * serves it, whoever asked for it.
- *
- * Whenever the connection is down, slow or reconnecting, every cache is told to forget (`onReset`) and
- * barriers fail, so caches ask the database directly until the feed listens again. The caches keep
- * to all this through one protocol, NotifiedCache (notified-cache.ts).
+ * One LISTEN connection on API_KEY_CHANNEL and REPORT_CHANNEL for the caches of this process, and the
+ * barrier that tells a request when it may trust a cache: an empty query sent after the request arrived,
+ * which completes only after PostgreSQL has sent every notification committed before it. While the
+ * connection is down, caches are reset (`onReset`) and barriers fail. The caches use it through NotifiedCache.
  */
 export class ChangeFeed {
   private readonly connectionString: string;

@@ -162,19 +162,11 @@ const KEPT_COLUMNS = `kept.status AS kept_status, kept.answer AS kept_answer, ke
               THEN true ELSE idempotency_key_taken(i.idem_key) END AS key_stored`;
 
 /**
- * Creates and updates of any number of reports in one statement, the same text for every batch
- * (prepared once per connection: planning it costs PostgreSQL as much as running it), atomic as a
- * whole, each write decided on its own: match its inspectors; write it only if all of them are users,
- * and only while the API key that sent it exists (`k`, locked until the commit: a revocation waits
- * for it, or was committed before and the write writes nothing). The writes of one restId (in a
- * batch, in the order they came: ReportWriter sends them so) are folded into one write of the report
- * (`folded`), that creates it or, on a restId conflict, merges into it only if it is neither
- * published nor being published. The input is one JSON array of rows (`i`, in order `ord`); the
- * result is one row per input row: the report of each write written (`created` for the write that
- * created it), whether its key was found, its inspectors that are not users (and, in a keyed batch,
- * the response its Idempotency-Key kept). Writes take their rows' locks in the order of (company,
- * restId), then their Idempotency-Keys' in the order of (company, key), so two batches never wait on
- * each other in a cycle.
+ * Creates and updates of any number of reports in one prepared statement, each write decided on its
+ * own: written only if all its inspectors are users and its API key still exists (`k`, locked until
+ * the commit, so a revocation waits for it). Writes of one restId are folded, in order, into one write
+ * (`folded`). Input: one JSON array of rows (`i`, by `ord`); result: one row per input row. Locks are
+ * taken in (company, restId) then (company, key) order, so two batches never wait on each other in a cycle.
  */
 function upsertSql(fold: boolean, idempotency: boolean): string {
   return `

@@ -157,17 +157,10 @@ async function eachAlone(db: Queryable, writes: Write[]): Promise<PromiseSettled
 }
 
 /**
- * Creates and updates of reports, gathered into batches per company (db/batcher.ts): with no batch
- * of its company in the database a write leaves at once, alone; while one is, the company's writes
- * that arrive wait and leave together, one statement and one commit for all of them. A company has
- * one batch in flight at a time, so that its writes gather while one is in the database (docs/decisions.md,
- * "Writes in batches"), and its batches never hold another company's writes, so a write waiting on a
- * row lock holds back only its own company; companies' batches run at once up to batchesInFlight,
- * taking turns. Writes of one company's restId keep their order: those waiting together leave in one
- * batch, applied one after the other in one write of the report (write-statement.ts). A write waits for
- * its turn no longer than a request waits for a connection (then 503, nothing written), and not at all
- * once a batch found the database unreachable or read-only: the writes waiting fail with it, as each
- * would after a wait of its own.
+ * Creates and updates of reports, gathered into batches per company (db/batcher.ts; docs/decisions.md,
+ * "Writes in batches"), so under load one statement and one commit serve many writes, while a company's
+ * batch never holds another company's writes. A write waits for its turn no longer than a request waits
+ * for a connection (then 503, nothing written).
  */
 export class ReportWriter {
   private readonly batcher: Batcher<Write, Outcome>;

@@ -38,24 +38,10 @@ export interface ApiKeyCacheOptions {
 }
 
 /**
- * API keys cached in the process (key hash → principal), so a request costs no key lookup, while
- * a revoked key is still refused on the very next request by every process.
- *
- * A NotifiedCache (db/notified-cache.ts) on API_KEY_CHANNEL: revocation deletes the key, and a trigger
- * notifies its hash, delivered on commit through the process's ChangeFeed. Before trusting an entry, a
- * request waits for the feed's barrier, after which every revocation that committed before the request
- * arrived has been applied. Whenever the feed is down, slow or reconnecting, the cache is emptied and
- * requests ask the database directly (correct, one round trip each) until it listens again.
- *
- * Unknown and revoked keys are cached too (their hashes only), so a flood of them costs no key lookup
- * per request. They have a share of their own: a flood of distinct unknown keys evicts only other
- * unknown ones, never the keys of companies at work. Creating a key notifies its hash on the same
- * channel (db/migrations/11_api_key_insert_notify.sql), so the same barrier makes a key created before
- * a request arrived valid for it on every process, however recently its hash was cached as unknown.
- *
- * lastUsedAt: an entry lives at most a minute; the read that replaces it is the ordinary key query,
- * which records the use unless the stored one is under a minute old. A change of the key row
- * (including that write, or an operator's) is notified too and drops the entry.
+ * API keys cached in the process (key hash → principal), so a request costs no key lookup, while a
+ * revoked or new key takes effect on the next request in every process: a NotifiedCache
+ * (db/notified-cache.ts) on API_KEY_CHANNEL. Unknown keys are cached too, in a share of their own, so a
+ * flood of them neither costs a lookup each nor evicts the keys of companies at work.
  */
 export class ApiKeyCache implements KeyAuthenticator {
   readonly feed: ChangeFeed;

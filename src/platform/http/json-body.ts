@@ -126,14 +126,9 @@ function announcedTooLarge(req: IncomingMessage): boolean {
 }
 
 /**
- * The body parser: JSON of at most 1 MiB (decompressed, when sent with a Content-Encoding), UTF-8
- * (the bytes too), nested at most MAX_JSON_DEPTH deep, for every operation of a method that may take a
- * body, whether or not it takes one (one that takes none ignores a JSON body, as openapi.yaml says). A
- * body of another type is 415 and a Content-Length past 1 MiB 413, before a byte is read; no body at all
- * (no Content-Length or Transfer-Encoding, or `Content-Length: 0`) is left to the operation. A body sent
- * with a method whose operations take none is left unread (Node discards it), so it cannot earn a 413 or
- * 415 those operations do not declare. body-parser reads the bytes (size limit, Content-Encoding, aborted
- * requests); the text is decoded and parsed here (parseJsonBody).
+ * The body parser: JSON of at most 1 MiB (decompressed), valid UTF-8, nested at most MAX_JSON_DEPTH
+ * deep; another type is 415 and a Content-Length past 1 MiB 413, before a byte is read. A method whose
+ * operations take no body leaves it unread, so it cannot earn a 413 or 415 they do not declare.
  */
 export function jsonBody(): RequestHandler {
   // Whether a body is JSON is decided below, once: the reader reads every body that reaches it.

@@ -34,13 +34,9 @@ interface Counter {
 }
 
 /**
- * Each API key's request budget: `perMinute` requests per minute of the clock (fixed windows,
- * aligned across processes). The decision is taken in memory, so a request costs no database round
- * trip; every `syncMillis` the process adds what it counted to rate_limit_counts in one statement for
- * all keys and reads back each key's total across the deployment. Tolerance: each other process's
- * requests count here within one sync interval, so a key may exceed its budget by at most what the
- * other processes admit for it in that interval. When the database cannot be reached, each process
- * goes on counting alone and adds its counts at the next sync that succeeds.
+ * Each API key's request budget: `perMinute` requests per clock minute. Decided in memory, so a request
+ * costs no database round trip; every `syncMillis` the counts are shared through rate_limit_counts, so a
+ * key may exceed its budget by at most what other processes admit for it within one sync.
  */
 export class RateLimiter {
   readonly perMinute: number;
