@@ -27,13 +27,10 @@ export interface Take {
 }
 
 /**
- * Leases up to `free` due events, round by round across companies, each within its share of slots;
- * the companies failing now come after the others and within their part of the slots.
- * The companies with pending events are found by skipping from one to the next along the index
- * (migration 19), and each one's due events read in order only up to its share: a company's backlog
- * costs a take nothing but the events it takes. Due means by now(), the statement's start, which
- * bounds the index range (clock_timestamp() changes from row to row, so every pending row of a
- * company would be read to compare it).
+ * Leases up to `free` due events, round by round across companies, each within its share of slots (the
+ * companies failing now last, within their part). Companies are found by skipping along the index
+ * (migration 19) and each one's events read only up to its share, so a backlog costs only what is taken.
+ * Due means by now(), which bounds the index range (clock_timestamp() would be compared row by row).
  */
 export async function takeDueEvents(db: Queryable, take: Take): Promise<Due[]> {
   const { rows } = await db.query<Due>(

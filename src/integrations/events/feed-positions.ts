@@ -1,15 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withTransaction, type Pool } from '../../db/pool.js';
 
-/**
- * The feed's order (migration 26). An event gets its position only after the transaction that recorded it
- * has committed, from one placer at a time in the whole database (a transaction-scoped advisory lock, which
- * PgBouncer's transaction mode keeps): positions are handed out in the order of the placers' commits, so
- * once a reader has seen a position, every event placed later has a greater one, and a reader following
- * the positions never misses an event. A transaction left open elsewhere holds back only its own events.
- * A placer never waits for the lock on a connection: it looks again a moment later.
- * Every transaction that records events places them once it has committed; every serving process also
- * places what is left (an event recorded by a process that stopped before placing it) once a poll.
+/*
+ * The feed's order (migration 26): an event gets its position after the transaction that recorded it has
+ * committed, from one placer at a time in the whole database (an advisory lock), so a reader following
+ * the positions never misses an event. Every serving process also places, once a poll, what a stopped
+ * process left unplaced.
  */
 
 /** The advisory lock key of the placer ('feed' in ASCII). */
