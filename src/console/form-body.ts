@@ -30,12 +30,9 @@ function fieldsOf(text: string): Record<string, string | string[]> {
 }
 
 /**
- * Reads a form (`application/x-www-form-urlencoded`, UTF-8) of at most FORM_LIMIT_BYTES into req.body,
- * for every path of the console, the sign-in's included. A Content-Length over it is refused (413) before a byte
- * is read, and a body sent without one (chunked) is cut when it passes it: the rest is never read, and
- * the response closes the connection (platform/http/unread-body.ts), as the partner API's body parser does.
- * body-parser would read such a body to its end before refusing it. A body of another type is left
- * unread (the CSRF check refuses a form without its token); no body is an empty form.
+ * Reads a form (`application/x-www-form-urlencoded`, UTF-8) of at most FORM_LIMIT_BYTES into req.body.
+ * A larger body is refused (413) without reading the rest, which body-parser would read to its end first;
+ * a body of another type is left unread (the CSRF check refuses a form without its token).
  */
 export const formBody: RequestHandler = (req, _res, next) => {
   req.body = {};

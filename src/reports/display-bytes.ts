@@ -2,11 +2,9 @@ import { ALL_FIELDS, type SqlType } from './fields.js';
 
 /**
  * display_bytes, derived from the field catalogue: about how many bytes a report takes in a response's
- * JSON, kept on its row so that a list page ends within its byte budget by a running sum over the rows
- * it scans (read.ts). A BEFORE trigger computes it on every insert and update of a report: a generated
- * column would have PostgreSQL rebuild its expression for every statement that writes reports, a cost
- * as large as a whole write of a few reports. The trigger's call is planned once per connection and
- * report_display_bytes, a SQL function of the columns, is inlined into it.
+ * JSON, kept on its row so that a list page ends within its byte budget by a running sum (read.ts).
+ * A BEFORE trigger computes it, not a generated column, whose expression PostgreSQL would rebuild for
+ * every statement that writes reports.
  */
 
 /** Bytes of a report's JSON no field's term counts: the field names, the id, the dates and the status. */

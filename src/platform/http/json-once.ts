@@ -4,12 +4,9 @@ import { keptJson } from '../../core/frozen-json.js';
 const expressJson = express.response.json;
 
 /**
- * The app's `res.json` (set on app.response, so every response of the app has it): a body frozen with
- * its JSON (core/frozen-json.ts, the report cache's) is sent as those bytes, anything else as Express
- * sends it. The body is still what the response validator checks: it wraps `res.json` for each request
- * and calls this one with the body it validated; only the serialisation is shared. The app sets no
- * `json replacer`, `json spaces` or `json escape`, so Express's own `res.json` would send exactly
- * JSON.stringify(body).
+ * The app's `res.json`: a body frozen with its JSON (core/frozen-json.ts, the report cache's) is sent as
+ * those bytes, anything else as Express sends it. The response validator still checks every body; only
+ * the serialisation is shared (the app sets no json replacer, spaces or escape, so the bytes are the same).
  */
 export function jsonOnce(this: Response, body: unknown): Response {
   const json = keptJson(body);

@@ -9,11 +9,8 @@ const HTTP_URL = /^https?:\/\/([^/?#@]+)([/?][^#]*)?$/i;
 
 /**
  * A request target in absolute form (`GET http://host/auth HTTP/1.1`), which a server must accept
- * (RFC 9112 §3.2.2), is served as its origin form: its path and query route it, and its authority takes
- * the place of the Host header, which the server ignores then. So everything after this sees a path,
- * as from any other client, and the published documents name the origin the target names. Another
- * scheme, or an http URL without a host, names nothing this service serves: 400, and the connection
- * closes, as for the other requests refused before they are read.
+ * (RFC 9112 §3.2.2), is served as its origin form, its authority replacing the Host header, so
+ * everything after this sees a path. Another scheme, or an http URL without a host, is 400.
  */
 export const originFormTarget: RequestHandler = (req, _res, next) => {
   if (!ABSOLUTE_FORM.test(req.url)) return next();
