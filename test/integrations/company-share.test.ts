@@ -4,11 +4,11 @@ import { api, newApp, newTestKey, pool, reportInput, testLimits } from '../suppo
 import { apiReport, auth, companyWithWebhook, deliveryLog, webhookSuite } from '../support/webhooks.js';
 import { gate, until } from '../support/wait.js';
 
-describe('webhook places per company (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY)', () => {
+describe('webhook delivery slots per company (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY)', () => {
   const suite = webhookSuite();
 
   it("refuses a company's delivery past its share while another company's publish and test delivery still go out", async () => {
-    // Six places in the process, four of them at most for one company: without shares, company A's
+    // Six slots in the process, four of them at most for one company: without shares, company A's
     // slow receiver could take all six and leave B none.
     const server = newApp({ notifier: suite.receiver.notifier({ maxInFlight: 6, maxInFlightPerCompany: 4 }) });
     const receiverAnswers = gate();
@@ -45,7 +45,7 @@ describe('webhook places per company (WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY)', () =>
 
       receiverAnswers.open();
       for (const res of await Promise.all(held)) expect([res.status, res.text]).to.deep.equal([200, res.text]);
-      // A's places are given back: its publish goes out now.
+      // A's slots are given back: its publish goes out now.
       await publishOf(a.companyId, reportOfA).expect(200);
       expect(await deliveryLog(a.companyId)).to.have.length(5);
     } finally {

@@ -12,7 +12,7 @@ function held(entries: [string, number][]): CompanyCounts {
 describe('FailingAddresses: the pacing of a company whose receiver fails', () => {
   const inFlight = held([['a', 1]]);
 
-  it('takes every place of a company within a poll of its failure, all but one after, none once it delivers', () => {
+  it('takes every slot of a company within a poll of its failure, all but one after, none once it delivers', () => {
     const failing = new FailingAddresses(1_000);
     failing.record('b', false, 10_000);
     expect(failing.busy(inFlight, 4, 10_500)).to.deep.equal([
@@ -27,14 +27,14 @@ describe('FailingAddresses: the pacing of a company whose receiver fails', () =>
     expect(failing.busy(inFlight, 4, 12_000)).to.deep.equal([['a', 1]]);
   });
 
-  it("never counts fewer places than the company's attempts in flight, and forgets a failure after a minute", () => {
+  it("never counts fewer slots than the company's attempts in flight, and forgets a failure after a minute", () => {
     const failing = new FailingAddresses(1_000);
     failing.record('a', false, 0);
     expect(failing.busy(held([['a', 4]]), 4, 2_000)).to.deep.equal([['a', 4]]);
     expect(failing.busy(inFlight, 4, 61_000)).to.deep.equal([['a', 1]]);
   });
 
-  it('lets the companies failing now take half of the places together, less those they hold, and always one', () => {
+  it('lets the companies failing now take half of the slots together, less those they hold, and always one', () => {
     const failing = new FailingAddresses(1_000);
     failing.record('b', false, 0);
     failing.record('c', false, 0);
