@@ -3,15 +3,6 @@ import pg from 'pg';
 import { connectionOptions } from './pool.js';
 import { isReadOnlyTransaction } from './sqlstate.js';
 
-/**
- * The channel on which a key's hash (hex) is notified whenever the key changes, goes
- * (db/migrations/3_api_key_revocation_notify.sql) or comes (11_api_key_insert_notify.sql). Its name in
- * the database is older than the insert trigger and stays, as running processes listen on it.
- */
-export const API_KEY_CHANNEL = 'api_key_revoked';
-/** The channel db/migrations/10_report_change_notify.sql notifies with "<company id> <report id>" (or "*"). */
-export const REPORT_CHANNEL = 'report_changed';
-
 const RECONNECT_MS = 1_000;
 /**
  * A standby refuses LISTEN until it is promoted: asked again less often, so that its log is not filled
@@ -33,10 +24,10 @@ export interface ChangeFeedOptions {
 }
 
 /**
- * One LISTEN connection on API_KEY_CHANNEL and REPORT_CHANNEL for the caches of this process, and the
- * barrier that tells a request when it may trust a cache: an empty query sent after the request arrived,
- * which completes only after PostgreSQL has sent every notification committed before it. While the
- * connection is down, caches are reset (`onReset`) and barriers fail. The caches use it through NotifiedCache.
+ * One LISTEN connection on the channels the components register (`on`), for the caches of this process,
+ * and the barrier that tells a request when it may trust a cache: an empty query sent after the request
+ * arrived, which completes only after PostgreSQL has sent every notification committed before it. While
+ * the connection is down, caches are reset (`onReset`) and barriers fail. The caches use it through NotifiedCache.
  */
 export class ChangeFeed {
   private readonly connectionString: string;
@@ -51,6 +42,8 @@ export class ChangeFeed {
   private queued: Promise<boolean> | undefined;
   private inFlight: Promise<boolean> = Promise.resolve(true);
   private inFlightSentAt = -Infinity;
+  /** When the last channel was added to a listening connection: a barrier sent before proves nothing of it. */
+  private listenedAt = -Infinity;
   /** When the last barrier that completed on the current listener was sent (performance.now()). */
   private confirmedSentAt = -Infinity;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -62,9 +55,14 @@ export class ChangeFeed {
     void this.connect();
   }
 
-  /** Calls handler with the payload of every notification on channel, until the returned function is called. */
-  on(channel: typeof API_KEY_CHANNEL | typeof REPORT_CHANNEL, handler: (payload: string) => void): () => void {
+  /**
+   * Calls handler with the payload of every notification on channel, until the returned function is
+   * called. A channel seen for the first time is listened to from now on, on every connection.
+   */
+  on(channel: string, handler: (payload: string) => void): () => void {
+    const known = this.handlers.has(channel);
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+    if (!known && this.listener) this.listenLate(this.listener, channel);
     return () =>
       this.handlers.set(
         channel,
@@ -124,6 +122,16 @@ export class ChangeFeed {
     await client?.end().catch(() => undefined);
   }
 
+  /** A channel added while listening: barriers sent from now on come back after its LISTEN. */
+  private listenLate(listener: pg.Client, channel: string): void {
+    this.listenedAt = performance.now();
+    this.confirmedSentAt = -Infinity;
+    this.inFlightSentAt = -Infinity;
+    // Not the barrier's timeout: a new app's first requests may keep the event loop busy past it.
+    const listen = { text: `LISTEN ${channel}`, query_timeout: this.waitMillis } as pg.QueryConfig;
+    listener.query(listen).catch(() => this.lost(listener));
+  }
+
   private async roundTrip(listener: pg.Client, sentAt: number): Promise<boolean> {
     // The connection's query_timeout (BARRIER_TIMEOUT_MS) fails a barrier that does not come back.
     const ok = await listener.query('').then(
@@ -133,7 +141,7 @@ export class ChangeFeed {
     // lost() closes the connection: the query left without a reply leaves it in no state to be used again.
     if (!ok) this.lost(listener);
     if (!ok || this.listener !== listener) return false;
-    this.confirmedSentAt = Math.max(this.confirmedSentAt, sentAt);
+    if (sentAt >= this.listenedAt) this.confirmedSentAt = Math.max(this.confirmedSentAt, sentAt);
     return true;
   }
 
@@ -161,7 +169,13 @@ export class ChangeFeed {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${API_KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`);
+      // A channel registered while a LISTEN was on its way is listened to before the feed says it listens.
+      for (const heard = new Set<string>(); ;) {
+        const missing = [...this.handlers.keys()].filter((channel) => !heard.has(channel));
+        if (missing.length === 0) break;
+        await client.query(missing.map((channel) => `LISTEN ${channel}`).join('; '));
+        missing.forEach((channel) => heard.add(channel));
+      }
     } catch (err) {
       this.lost(client, isReadOnlyTransaction(err) ? READ_ONLY_RECONNECT_MS : RECONNECT_MS);
       return;

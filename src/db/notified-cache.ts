@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { CacheEntries, type CacheBudget, type Placement } from './cache-entries.js';
-import type { ChangeFeed, API_KEY_CHANNEL, REPORT_CHANNEL } from './change-feed.js';
+import type { ChangeFeed } from './change-feed.js';
 
 export type { CacheBudget, Placement } from './cache-entries.js';
 
@@ -17,7 +17,8 @@ export interface Change {
 export interface NotifiedCacheOptions {
   /** The process's change feed: its notifications, its barrier, its resets. */
   feed: ChangeFeed;
-  channel: typeof API_KEY_CHANNEL | typeof REPORT_CHANNEL;
+  /** The component's channel, which the cache registers on the feed. */
+  channel: string;
   /** What a notification's payload changed; undefined when it may be anything: everything is forgotten. */
   changeOf: (payload: string) => Change | undefined;
   /** Past this age an entry is read again, whatever was (or was not) notified. */

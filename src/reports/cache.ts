@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Report } from '../api-types.js';
-import { REPORT_CHANNEL, type ChangeFeed } from '../db/change-feed.js';
+import type { ChangeFeed } from '../db/change-feed.js';
 import { NotifiedCache, type Change, type Lookup, type Placement } from '../db/notified-cache.js';
 import type { Queryable } from '../db/pool.js';
 import { freezeWithJson } from '../core/frozen-json.js';
@@ -25,6 +25,8 @@ export const REPORT_CACHE_BYTES = 8 * 1024 * 1024;
 export const COMPANY_SHARE = 1 / 4;
 /** Past this age an entry is read again, whatever was (or was not) notified. */
 const MAX_AGE_MS = 60_000;
+/** The channel db/migrations/10_report_change_notify.sql notifies with "<company id> <report id>" (or "*"). */
+const REPORT_CHANNEL = 'report_changed';
 /** A company's entry kept less than this long ago is not dropped for another of its own (db/cache-entries.ts). */
 const MIN_RESIDENCE_MS = 1_000;
 

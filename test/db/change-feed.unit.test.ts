@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { ChangeFeed, API_KEY_CHANNEL, REPORT_CHANNEL } from '../../src/db/change-feed.js';
+import { ChangeFeed } from '../../src/db/change-feed.js';
 
 /** What the test sees of each LISTEN connection the feed opens: its queries, the barriers to answer. */
 interface Connection {
@@ -24,8 +24,9 @@ function fakeConnections() {
     state.made.push({ client: this, queries: [], barriers: [], ended: false });
     return state.refuse ? Promise.reject(new Error('connection refused')) : Promise.resolve();
   };
-  proto.query = function (this: pg.Client, text: string) {
+  proto.query = function (this: pg.Client, query: string | { text: string }) {
     const connection = of(this);
+    const text = typeof query === 'string' ? query : query.text;
     connection.queries.push(text);
     if (text !== '') return Promise.resolve({ rows: [] });
     return new Promise((resolve, reject) => connection.barriers.push({ answer: () => resolve({}), fail: reject }));
@@ -59,20 +60,42 @@ describe('ChangeFeed', () => {
     fake.restore();
   });
 
-  it('listens on the key and report channels, and hands each notification to the handlers of its channel', async () => {
+  it('listens on the channels registered, and hands each notification to the handlers of its channel', async () => {
     const f = feed();
-    expect(await f.ready(1_000)).to.equal(true);
-    expect(lastConnection().queries).to.deep.equal([`LISTEN ${API_KEY_CHANNEL}; LISTEN ${REPORT_CHANNEL}`]);
     const keys: string[] = [];
-    const reports: string[] = [];
-    const stop = f.on(API_KEY_CHANNEL, (payload) => keys.push(payload));
-    f.on(REPORT_CHANNEL, (payload) => reports.push(payload));
-    notify(API_KEY_CHANNEL, 'k1');
-    notify(REPORT_CHANNEL, 'c r');
+    const things: string[] = [];
+    const stop = f.on('keys_changed', (payload) => keys.push(payload));
+    f.on('things_changed', (payload) => things.push(payload));
+    expect(await f.ready(1_000)).to.equal(true);
+    expect(lastConnection().queries).to.deep.equal(['LISTEN keys_changed; LISTEN things_changed']);
+    notify('keys_changed', 'k1');
+    notify('things_changed', 'c r');
     stop();
-    notify(API_KEY_CHANNEL, 'k2');
+    notify('keys_changed', 'k2');
     expect(keys).to.deep.equal(['k1']);
-    expect(reports).to.deep.equal(['c r']);
+    expect(things).to.deep.equal(['c r']);
+  });
+
+  it('listens on a channel registered while it listens, and sends the next barrier after that LISTEN', async () => {
+    const f = feed();
+    f.on('keys_changed', () => undefined);
+    await f.ready(1_000);
+    const before = f.barrier();
+    await nextTurn();
+    const late: string[] = [];
+    f.on('things_changed', (payload) => late.push(payload));
+    expect(lastConnection().queries).to.deep.equal(['LISTEN keys_changed', '', 'LISTEN things_changed']);
+    lastConnection().barriers[0]!.answer();
+    expect(await before).to.equal(true);
+    // A request of the new channel arriving now waits for a barrier sent after the LISTEN.
+    const after = f.barrier();
+    await nextTurn();
+    expect(lastConnection().queries.at(-1)).to.equal('');
+    expect(lastConnection().barriers).to.have.lengthOf(2);
+    lastConnection().barriers[1]!.answer();
+    expect(await after).to.equal(true);
+    notify('things_changed', 'c r');
+    expect(late).to.deep.equal(['c r']);
   });
 
   it('completes a barrier once a round trip sent after the request arrived has come back', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { ChangeFeed, API_KEY_CHANNEL } from '../../src/db/change-feed.js';
+import { ChangeFeed } from '../../src/db/change-feed.js';
 import { NotifiedCache, type Lookup } from '../../src/db/notified-cache.js';
 import { databaseUrl, feedBackend, killChangeFeed, pool } from '../support/harness.js';
 import { gate, until } from '../support/wait.js';
@@ -11,10 +11,10 @@ import { gate, until } from '../support/wait.js';
  * The protocol of every cache on the change feed (db/notified-cache.ts), against the real PostgreSQL
  * and the real ChangeFeed, with nothing of the product around it: values in a table of this test's
  * own, each change committed with its notification in one statement, as the product's triggers do.
- * The channel is the keys' one: other test files notify only the hashes of their own keys there, and
- * this test's keys are its own too.
+ * The channel is this test's own, as the table is.
  */
 const TABLE = 'notified_cache_protocol';
+const CHANNEL = 'notified_cache_protocol';
 
 /** Commits value for key and, in the same statement (so on the same commit), notifies the key. */
 async function write(key: string, value: string): Promise<void> {
@@ -23,7 +23,7 @@ async function write(key: string, value: string): Promise<void> {
        INSERT INTO ${TABLE} (key, value) VALUES ($1, $2)
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value RETURNING key
      )
-     SELECT pg_notify('${API_KEY_CHANNEL}', key) FROM changed`,
+     SELECT pg_notify('${CHANNEL}', key) FROM changed`,
     [key, value],
   );
   expect(rowCount, 'written and notified').to.equal(1);
@@ -85,7 +85,7 @@ describe('notified cache: the protocol of every cache on the change feed', () =>
     expect(await feed.ready(), 'the change feed listens').to.equal(true);
     cache = new NotifiedCache<string>({
       feed,
-      channel: API_KEY_CHANNEL,
+      channel: CHANNEL,
       changeOf: (key) => (key === '*' ? undefined : { scope: key, keys: [key] }),
       maxAgeMs: 60_000,
       budget: { total: 1_000, perGroup: 1_000 },

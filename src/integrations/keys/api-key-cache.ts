@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ChangeFeed, API_KEY_CHANNEL } from '../../db/change-feed.js';
+import { ChangeFeed } from '../../db/change-feed.js';
 import { NotifiedCache } from '../../db/notified-cache.js';
 import type { Queryable } from '../../db/pool.js';
 import { authenticate, hashKey, type KeyPrincipal } from './api-keys.js';
@@ -18,6 +18,13 @@ export interface KeyAuthenticator {
 
 /** No cache: one database round trip per request (what the cache falls back to). */
 export const databaseKeys = (db: Queryable): KeyAuthenticator => ({ authenticate: (key) => authenticate(db, key) });
+
+/**
+ * The channel on which a key's hash (hex) is notified whenever the key changes, goes
+ * (db/migrations/3_api_key_revocation_notify.sql) or comes (11_api_key_insert_notify.sql). Its name in
+ * the database is older than the insert trigger and stays, as running processes listen on it.
+ */
+const API_KEY_CHANNEL = 'api_key_revoked';
 
 /** Past this age an entry is read again, and that read records last use (at most once a minute). */
 const MAX_AGE_MS = 60_000;
