@@ -15,6 +15,7 @@ import {
 } from './integrations/index.js';
 import {
   applicationReportsRouter,
+  partnerAnswerKind,
   reportsRouter,
   writesCheckTheirKey,
   type ReportReads,
@@ -138,7 +139,7 @@ export function createApp({
   app.use(
     ['/auth', '/reports', '/sandbox', '/events'],
     requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
-    partnerLimitsMiddleware(limits),
+    partnerLimitsMiddleware(limits, partnerAnswerKind),
   );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());

@@ -24,19 +24,22 @@ export function bodyBytes(req: Request): number {
 }
 
 /**
- * The expected size of a response of a kind not yet seen from the company: a read of reports may return
- * up to 1 MiB, so a first burst of maximal pages is admitted by the company's byte share, not by count alone.
+ * A partner request's kind, for the estimate of its answer's size: the composition names it from the
+ * request's method and whole path, as only the components know their paths.
  */
-const unseenResponseBytes = (kind: string) => (/^(GET|HEAD) (list|report)$/.test(kind) ? MAX_BODY_BYTES : 0);
-
-/** The kind of a partner request, for the estimate of its response's size: one of a few, whatever the path. */
-function kindOf(req: Request): string {
-  // The whole path: mounted on '/reports', req.path alone is '/' for a list and '/<id>' for a report.
-  const path = `${req.baseUrl}${req.path}`;
-  if (path === '/reports') return `${req.method} list`;
-  if (path === '/reports/new') return `${req.method} new`;
-  return `${req.method} ${path.startsWith('/reports/') ? 'report' : 'other'}`;
+export interface AnswerKind {
+  /** One of a few, whatever the path: the answers of one kind weigh alike. */
+  kind: string;
+  /**
+   * Whether an answer of this kind not yet seen from the company counts as the largest (MAX_BODY_BYTES):
+   * its first burst of such answers is then admitted by its byte share, not by count alone, and does not
+   * hold up the other companies' requests at a process's start; its first answer teaches the real size.
+   * Others count as small.
+   */
+  large: boolean;
 }
+
+export type AnswerKindOf = (method: string, path: string) => AnswerKind;
 
 export interface PartnerLimits {
   admission: Admission;
@@ -49,7 +52,7 @@ export interface PartnerLimits {
  * taken: the key's request budget (RateLimit header fields on every response; 429 past it), then the
  * company's fair share of the process (429 when its queue is full or its turn does not come in time).
  */
-export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimits): RequestHandler {
+export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimits, answerKindOf: AnswerKindOf): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
   const responseSizes = new ResponseSizes();
   const tooBusy = (err: unknown) => {
@@ -74,8 +77,9 @@ export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimit
         );
       }
     }
-    const kind = kindOf(req);
-    const expected = responseSizes.expected(companyId, kind) ?? unseenResponseBytes(kind);
+    // The whole path: mounted on '/reports', req.path alone is '/' for a list and '/<id>' for a report.
+    const { kind, large } = answerKindOf(req.method, `${req.baseUrl}${req.path}`);
+    const expected = responseSizes.expected(companyId, kind) ?? (large ? MAX_BODY_BYTES : 0);
     const bytes = bodyBytes(req) + Math.min(expected, MAX_BODY_BYTES);
     // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at
     // once. The connection may already have closed (during the key check): then no 'close' comes again.
