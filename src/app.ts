@@ -35,6 +35,7 @@ import { noStore } from './platform/http/no-store.js';
 import { headAsGet } from './platform/http/head-as-get.js';
 import { requestLogger } from './platform/observability/request-log.js';
 import { securityHeaders } from './platform/http/security-headers.js';
+import { bodyValidator } from './platform/http/body-validator.js';
 import { openApiValidator } from './platform/http/openapi-validator.js';
 import { warmValidators } from './platform/http/warm-validators.js';
 import { operationsRouter } from './platform/observability/operations.js';
@@ -71,6 +72,16 @@ export interface AppDeps {
 
 /** Each app's validator handlers, and whether they are being built (its /readyz then responds 503). */
 const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: boolean }>();
+
+/**
+ * The app's validator handlers, kept for warmUp and /readyz, and the same handlers as the check of the
+ * console's forms, each turned into the body of the operation it stands for.
+ */
+function validationOf(app: Express, validateResponses: boolean) {
+  const validation = { handlers: openApiValidator({ validateResponses }), building: false };
+  validators.set(app, validation);
+  return { validation, validator: bodyValidator(app, validation.handlers) };
+}
 
 /**
  * Builds every validator of the app's document now (platform/http/warm-validators.ts), as serving-process.ts does
@@ -130,7 +141,9 @@ export function createApp({
   );
   // The console responds with HTML and headers of its own, its errors included: before anything of the API's.
   const publishing = { notifier, policy: retryPolicy };
-  app.use('/console', consoleRouter({ db, logger, appToken, wording: ERROR_WORDING.fields, publishing, writes }));
+  const { validation, validator } = validationOf(app, validateResponses);
+  const wording = ERROR_WORDING.fields;
+  app.use('/console', consoleRouter({ db, logger, appToken, wording, publishing, writes, validator }));
   app.use(refuseUnmetExpectations);
 
   // The published partner document and its reference page: public, and not operations of the contract.
@@ -144,9 +157,7 @@ export function createApp({
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());
   app.use(rejectUnstorableText);
-  const validation = { handlers: openApiValidator({ validateResponses }), building: false };
   app.use(headAsGet(validation.handlers));
-  validators.set(app, validation);
 
   app.use(authRouter());
   app.use(reportsRouter(db, reports, writes), sandboxRouter(db, publishing), eventsRouter(db));

@@ -2,6 +2,7 @@ import type { FieldWording } from '../core/error-wording-types.js';
 import type { Pool } from '../db/pool.js';
 import type { Notifier, RetryPolicy } from '../integrations/index.js';
 import type { ReportWriter } from '../reports/index.js';
+import type { BodyValidator } from '../platform/http/body-validator.js';
 import type { Logger } from '../platform/observability/logger.js';
 import type { PageRouter } from './access.js';
 import type { FormChecker } from './schema-check.js';
@@ -17,6 +18,8 @@ export interface ConsoleDeps {
   publishing: { notifier: Notifier; policy: RetryPolicy };
   /** Where reports are written, as the application API writes them. */
   writes: ReportWriter;
+  /** The API's own validator, which checks a form's input as the body of the operation that takes it. */
+  validator: BodyValidator;
 }
 
 /** What each page module gets: the console's dependencies and the form checker (schema-check.ts). */

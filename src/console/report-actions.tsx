@@ -83,7 +83,10 @@ function publishRoute(router: PageRouter, deps: PageDeps): void {
     if (answer === undefined) {
       // "Publish": the question first when the webhook's rules apply, once the address is one the API takes.
       if (await notificationApplies(db, company.id, report.id)) {
-        const checked = deps.forms.check<PublishInput>('PublishInput', { publishedUrl, notifyIntegration: false });
+        const checked = await deps.forms.check<PublishInput>('PublishInput', {
+          publishedUrl,
+          notifyIntegration: false,
+        });
         if (!('input' in checked))
           return again(checked.status, { values: formValues(req.body), errors: checked.errors });
         return step({ step: 'question', publishedUrl: checked.input.publishedUrl, ...shown });

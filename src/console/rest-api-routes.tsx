@@ -177,7 +177,7 @@ function testDeliveryRoute(
 ): void {
   const { path, showWith, ownerOf } = webhookOf(db, show, mode);
   router.post(`${path}/test`, async (req: Request, res) => {
-    const checked = forms.check('WebhookTestInput', req.body);
+    const checked = await forms.check('WebhookTestInput', req.body);
     if (!('input' in checked)) return showWith(res, checked.status, { errors: checked.errors });
     const ownerId = await ownerOf(companyOf(res.locals));
     let test: NonNullable<WebhookState['test']>;

@@ -25,7 +25,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   router.use(consoleHeaders, assetsRouter());
   router.use(refuseUntrustedTls, formBody);
   router.use(readSession(deps.db, deps.appToken), csrfProtection);
-  const pageDeps = { ...deps, forms: formChecker(deps.wording) };
+  const pageDeps = { ...deps, forms: formChecker(deps.wording, deps.validator) };
   signInRoutes(router, deps);
   invitationRoutes(router, pageDeps);
   router.use(requireSignIn, takeFlash(deps.db));

@@ -1,9 +1,7 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { HttpError } from '../core/errors.js';
 import type { FieldWording } from '../core/error-wording-types.js';
-import { openApiDocument } from '../platform/http/openapi-document.js';
-import { describeValidationErrors } from '../platform/http/validation-messages.js';
+import type { BodyValidator } from '../platform/http/body-validator.js';
+import { describeValidationErrors, type ValidatorItem } from '../platform/http/validation-messages.js';
 
 /** A form's errors by field name; '' holds the one that belongs to no field of the form. */
 export type FieldErrors = Record<string, string>;
@@ -25,49 +23,37 @@ export async function refusalOf(action: () => Promise<unknown>): Promise<Refused
   }
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
-/** Ajv's error as express-openapi-validator reports it, so that describeValidationErrors words it alike. */
-function asValidatorItem(error: ErrorObject) {
-  const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  const property = params.missingProperty ?? params.additionalProperty;
-  return {
-    path: `/body${error.instancePath}${property === undefined ? '' : `/${property}`}`,
-    message: error.message,
-    errorCode: `${error.keyword}.openapi.validation`,
-  };
+/** The field a refusal's message names (its first word), of those the validator's items point at. */
+function fieldNamed(items: ValidatorItem[], message: string): string {
+  return items.map((i) => (i.path ?? '').split('/')[2]).find((name) => name && message.startsWith(name)) ?? '';
 }
 
 /**
- * Checks a form's fields against a component schema of openapi.yaml (`UserInput`, …) and words a
- * failure as the API's 400 does, and puts an action's refusal (an HttpError: a 409 duplicate, a 422)
- * at its field with the API's message: one set of rules and words for both.
+ * Checks a form's fields, turned into the API's input, with the API's own validator (the body of the
+ * operation that takes a component schema of openapi.yaml: `UserInput`, …) and words a failure as the
+ * API's 400 does, and puts an action's refusal (an HttpError: a 409 duplicate, a 422) at its field with
+ * the API's message: one set of rules and words for both.
  */
-export function formChecker(wording: FieldWording) {
-  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
-  ajv.addSchema(openApiDocument(), 'doc');
-  const validatorOf = (schema: string) => ajv.getSchema(`doc#/components/schemas/${schema}`)!;
-
+export function formChecker(wording: FieldWording, validator: BodyValidator) {
   /** The form's input as the schema describes it, or its errors (400) at the field they name. */
-  function check<T>(schema: string, body: unknown): { input: T } | Refused {
+  async function check<T>(schema: string, body: unknown): Promise<{ input: T } | Refused> {
     const input = { ...(body as Record<string, unknown>) };
     delete input._csrf;
-    const validate = validatorOf(schema);
-    if (validate(input)) return { input: input as T };
-    const items = (validate.errors ?? []).map(asValidatorItem);
+    const items = await validator.check(schema, input);
+    if (!items) return { input: input as T };
     const message = describeValidationErrors(items, wording);
-    const field = items.map((i) => i.path.split('/')[2]).find((name) => name && message.startsWith(name)) ?? '';
-    return { status: 400, errors: { [field]: message } };
+    return { status: 400, errors: { [fieldNamed(items, message)]: message } };
   }
 
-  /** One property of a schema checked alone, for a form that asks for part of a shape (an invitation's e-mail). */
-  function checkField(schema: string, field: string, value: unknown): Refused | undefined {
-    const validate = validatorOf(`${schema}/properties/${field}`);
-    if (validate(value)) return undefined;
-    const items = (validate.errors ?? []).map((e) =>
-      asValidatorItem({ ...e, instancePath: `/${field}${e.instancePath}` }),
-    );
-    return { status: 400, errors: { [field]: describeValidationErrors(items, wording) } };
+  /**
+   * One property of a schema checked alone, for a form that asks for part of a shape (an invitation's
+   * e-mail): in the document's example body, so that only that property's errors remain.
+   */
+  async function checkField(schema: string, field: string, value: unknown): Promise<Refused | undefined> {
+    const items = await validator.check(schema, { ...validator.example(schema), [field]: value });
+    const own = items?.filter((i) => i.path === `/body/${field}` || i.path?.startsWith(`/body/${field}/`));
+    if (!own?.length) return undefined;
+    return { status: 400, errors: { [field]: describeValidationErrors(own, wording) } };
   }
 
   /**
@@ -80,7 +66,7 @@ export function formChecker(wording: FieldWording) {
     action: (input: T) => Promise<R>,
     fieldOf: (refusal: HttpError) => string = () => '',
   ): Promise<{ value: R } | Refused> {
-    const checked = check<T>(schema, body);
+    const checked = await check<T>(schema, body);
     if (!('input' in checked)) return checked;
     return attempt(() => action(checked.input), fieldOf);
   }

@@ -55,7 +55,7 @@ export function usersRoutes(router: PageRouter, { db, forms }: PageDeps): void {
   router.post('/companies/:companyId/users/invitations', async (req, res) => {
     const { email, role } = req.body as { email?: unknown; role?: Role };
     const values = formValues(req.body);
-    const refused = forms.checkField('UserInput', 'email', email);
+    const refused = await forms.checkField('UserInput', 'email', email);
     if (refused) return show(res, refused.status, { values, errors: refused.errors });
     let made: UsersProps['made'];
     const failed = await refusalOf(async () => {

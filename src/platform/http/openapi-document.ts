@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 // openapi.yaml, the whole contract (partner and internal parts), read and parsed once for every module
-// that needs it: the validator, the route templates, the validators' warm-up and the console's forms.
+// that needs it: the validator, the route templates and the list of operations (document-operations.ts).
 
 export const SPEC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi.yaml');
 
