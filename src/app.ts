@@ -15,7 +15,7 @@ import {
 } from './integrations/index.js';
 import {
   applicationReportsRouter,
-  partnerAnswerKind,
+  partnerResponseKind,
   reportsRouter,
   writesCheckTheirKey,
   type ReportReads,
@@ -152,7 +152,7 @@ export function createApp({
   app.use(
     ['/auth', '/reports', '/sandbox', '/events'],
     requireApiKey(apiKeys, { checkedAtCommit: writesCheckTheirKey }),
-    partnerLimitsMiddleware(limits, partnerAnswerKind),
+    partnerLimitsMiddleware(limits, partnerResponseKind),
   );
   app.use('/internal', requireAppToken(appToken));
   app.use(jsonBody());

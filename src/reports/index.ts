@@ -9,7 +9,7 @@ export { SAMPLE_REPORT_ID, sampleReport } from './sample.js';
 export { REPORT_FIELD_WORDING, beingPublished, reportNotFound } from './report-error-wording.js';
 export { cameThroughApi } from './fields.js';
 export { ReportWriter } from './write.js';
-export { partnerAnswerKind } from './answer-kinds.js';
+export { partnerResponseKind } from './response-kinds.js';
 export { wipeSandbox } from './sandbox.js';
 export { sweepEvery } from './sweeps.js';
 export {

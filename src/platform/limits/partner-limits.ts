@@ -24,22 +24,22 @@ export function bodyBytes(req: Request): number {
 }
 
 /**
- * A partner request's kind, for the estimate of its answer's size: the composition names it from the
+ * A partner request's kind, for the estimate of its response's size: the composition names it from the
  * request's method and whole path, as only the components know their paths.
  */
-export interface AnswerKind {
-  /** One of a few, whatever the path: the answers of one kind weigh alike. */
+export interface ResponseKind {
+  /** One of a few, whatever the path: the responses of one kind weigh alike. */
   kind: string;
   /**
-   * Whether an answer of this kind not yet seen from the company counts as the largest (MAX_BODY_BYTES):
-   * its first burst of such answers is then admitted by its byte share, not by count alone, and does not
-   * hold up the other companies' requests at a process's start; its first answer teaches the real size.
+   * Whether a response of this kind not yet seen from the company counts as the largest (MAX_BODY_BYTES):
+   * its first burst of such responses is then admitted by its byte share, not by count alone, and does not
+   * hold up the other companies' requests at a process's start; its first response teaches the real size.
    * Others count as small.
    */
   large: boolean;
 }
 
-export type AnswerKindOf = (method: string, path: string) => AnswerKind;
+export type ResponseKindOf = (method: string, path: string) => ResponseKind;
 
 export interface PartnerLimits {
   admission: Admission;
@@ -52,7 +52,10 @@ export interface PartnerLimits {
  * taken: the key's request budget (RateLimit header fields on every response; 429 past it), then the
  * company's fair share of the process (429 when its queue is full or its turn does not come in time).
  */
-export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimits, answerKindOf: AnswerKindOf): RequestHandler {
+export function partnerLimitsMiddleware(
+  { admission, rateLimiter }: PartnerLimits,
+  responseKindOf: ResponseKindOf,
+): RequestHandler {
   const policy = rateLimiter && `"${POLICY}";q=${rateLimiter.perMinute};w=60`;
   const responseSizes = new ResponseSizes();
   const tooBusy = (err: unknown) => {
@@ -78,7 +81,7 @@ export function partnerLimitsMiddleware({ admission, rateLimiter }: PartnerLimit
       }
     }
     // The whole path: mounted on '/reports', req.path alone is '/' for a list and '/<id>' for a report.
-    const { kind, large } = answerKindOf(req.method, `${req.baseUrl}${req.path}`);
+    const { kind, large } = responseKindOf(req.method, `${req.baseUrl}${req.path}`);
     const expected = responseSizes.expected(companyId, kind) ?? (large ? MAX_BODY_BYTES : 0);
     const bytes = bodyBytes(req) + Math.min(expected, MAX_BODY_BYTES);
     // Ended when the response is, however it ends; a caller gone while waiting gives its turn back at

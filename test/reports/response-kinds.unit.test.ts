@@ -1,18 +1,18 @@
 import { expect } from 'chai';
-import { partnerAnswerKind } from '../../src/reports/answer-kinds.js';
+import { partnerResponseKind } from '../../src/reports/response-kinds.js';
 
-describe('partnerAnswerKind', () => {
+describe('partnerResponseKind', () => {
   it('names a list, a report, a create and anything else, each by its method', () => {
-    expect(partnerAnswerKind('GET', '/reports').kind).to.equal('GET list');
-    expect(partnerAnswerKind('HEAD', '/reports/3f1c').kind).to.equal('HEAD report');
-    expect(partnerAnswerKind('POST', '/reports/new').kind).to.equal('POST new');
-    expect(partnerAnswerKind('PATCH', '/reports/3f1c').kind).to.equal('PATCH report');
-    expect(partnerAnswerKind('GET', '/sandbox/reports/3f1c').kind).to.equal('GET other');
-    expect(partnerAnswerKind('GET', '/events').kind).to.equal('GET other');
+    expect(partnerResponseKind('GET', '/reports').kind).to.equal('GET list');
+    expect(partnerResponseKind('HEAD', '/reports/3f1c').kind).to.equal('HEAD report');
+    expect(partnerResponseKind('POST', '/reports/new').kind).to.equal('POST new');
+    expect(partnerResponseKind('PATCH', '/reports/3f1c').kind).to.equal('PATCH report');
+    expect(partnerResponseKind('GET', '/sandbox/reports/3f1c').kind).to.equal('GET other');
+    expect(partnerResponseKind('GET', '/events').kind).to.equal('GET other');
   });
 
   it('counts only a read of a list or a report as large until one is seen', () => {
-    const large = (method: string, path: string) => partnerAnswerKind(method, path).large;
+    const large = (method: string, path: string) => partnerResponseKind(method, path).large;
     expect(large('GET', '/reports')).to.equal(true);
     expect(large('HEAD', '/reports')).to.equal(true);
     expect(large('GET', '/reports/3f1c')).to.equal(true);
