@@ -176,6 +176,10 @@ async function startEmbeddedCluster(): Promise<{ url: string; remove(): Promise<
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+  // A cluster deleted after the run needs no durability: its commits and copies skip the flush to disk.
+  for (const setting of ['fsync', 'synchronous_commit'])
+    await onServer(embedded.url, `ALTER SYSTEM SET ${setting} = off`);
+  await onServer(embedded.url, 'SELECT pg_reload_conf()');
   return { url: embedded.url, remove: () => embedded.stop().finally(() => rm(dir, { recursive: true, force: true })) };
 }
 
