@@ -43,7 +43,7 @@ function linksOf(page: string): [string, string | undefined][] {
 }
 
 /** A path from the repository's root that a page names, in prose or in a code block: `src/db/pool.ts`, `test/`. */
-const REPOSITORY_PATH = /(?<![\w./-])(?:src|test|scripts|docs|db|generated|released|patches)\/[\w./*-]*/g;
+const REPOSITORY_PATH = /(?<![\w./-])(?:src|test|scripts|docs|db|generated|released|patches)\/[\w./*+-]*/g;
 
 /** Whether a named path is there: a file or folder, or for a pattern such as `src/*.ts` a file it matches. */
 function isThere(named: string): boolean {
@@ -71,9 +71,10 @@ describe('README.md and docs/', () => {
   it('tells a missing repository path from one that is there', () => {
     expect(
       missingPathsIn(
-        'src/core/errors.ts, `test/docs.unit.test.ts`. src/*.ts and src/core/ src/nowhere.ts test/*.nope.ts',
+        'src/core/errors.ts, `test/docs.unit.test.ts`. src/*.ts and src/core/ src/nowhere.ts test/*.nope.ts ' +
+          'patches/pg-protocol+1.16.1.patch patches/pg-protocol+0.0.0.patch',
       ),
-    ).to.deep.equal(['src/nowhere.ts', 'test/*.nope.ts']);
+    ).to.deep.equal(['src/nowhere.ts', 'test/*.nope.ts', 'patches/pg-protocol+0.0.0.patch']);
   });
 
   it('names only repository paths that exist', () => {
