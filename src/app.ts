@@ -50,6 +50,11 @@ export interface AppDeps {
   db: Pool;
   logger: Logger;
   validateResponses: boolean;
+  /**
+   * The validator's handlers for validateResponses, when already built: compiling the document's schemas is
+   * the costly part, and apps of one process can share them (the tests' do). Unset: the app builds its own.
+   */
+  validator?: RequestHandler[];
   /** The application token guarding /internal (Authorization: Bearer). */
   appToken: string;
   /** Delivers the reportPublished webhook (tests inject one that trusts their local receiver). */
@@ -77,8 +82,8 @@ const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: 
  * The app's validator handlers, kept for warmUp and /readyz, and the same handlers as the check of the
  * console's forms, each turned into the body of the operation it stands for.
  */
-function validationOf(app: Express, validateResponses: boolean) {
-  const validation = { handlers: openApiValidator({ validateResponses }), building: false };
+function validationOf(app: Express, validateResponses: boolean, handlers?: RequestHandler[]) {
+  const validation = { handlers: handlers ?? openApiValidator({ validateResponses }), building: false };
   validators.set(app, validation);
   return { validation, validator: bodyValidator(app, validation.handlers) };
 }
@@ -118,6 +123,7 @@ export function createApp({
   db,
   logger,
   validateResponses,
+  validator: builtValidator,
   appToken,
   notifier,
   retryPolicy,
@@ -141,7 +147,7 @@ export function createApp({
   );
   // The console responds with HTML and headers of its own, its errors included: before anything of the API's.
   const publishing = { notifier, policy: retryPolicy };
-  const { validation, validator } = validationOf(app, validateResponses);
+  const { validation, validator } = validationOf(app, validateResponses, builtValidator);
   const wording = ERROR_WORDING.fields;
   app.use('/console', consoleRouter({ db, logger, appToken, wording, publishing, writes, validator }));
   app.use(refuseUnmetExpectations);

@@ -42,9 +42,10 @@ describe('validators built before the first request', () => {
   }
 
   it('adds no schema when the app was warmed up (not ready meanwhile); its first requests otherwise do', async () => {
-    const cold = newApp().app;
+    // Each with validators of its own: the test processes' apps otherwise share theirs, already built.
+    const cold = newApp({ validator: undefined }).app;
     expect(await schemasAddedBy(cold), 'a cold app builds validators as requests come').to.be.greaterThan(0);
-    const warm = newApp().app;
+    const warm = newApp({ validator: undefined }).app;
     const warming = warmUp(warm);
     // Meanwhile it is not ready: a load balancer sends it nothing yet.
     const starting = await api(warm).get('/readyz').expect(503);

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import request from 'supertest';
 import type { Test } from 'supertest';
 import { appDepsFor, partnerLimitsFor, poolFor } from '../../src/app-deps.js';
@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { ChangeFeed } from '../../src/db/change-feed.js';
 import { withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
+import { openApiValidator } from '../../src/platform/http/openapi-validator.js';
 import { ApiKeyCache } from '../../src/integrations/keys/api-key-cache.js';
 import { databaseReports, ReportCache } from '../../src/reports/cache.js';
 import { createKey } from '../../src/integrations/keys/api-keys.js';
@@ -111,7 +112,19 @@ export function appDeps(db: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
     ...caches(db, overrides),
   });
   closeAfterTheFile(deps.limits.rateLimiter);
-  return { ...deps, retryPolicy: TEST_RETRY_POLICY, ...overrides };
+  const validator = sharedValidator(config.validateResponses);
+  return { ...deps, validator, retryPolicy: TEST_RETRY_POLICY, ...overrides };
+}
+
+/**
+ * The validator's handlers, built once per test process and shared by its apps: compiling the document's
+ * schemas for every app was half of the main suite's CPU. An app given `validator: undefined` builds its own.
+ */
+const validators = new Map<boolean, RequestHandler[]>();
+function sharedValidator(validateResponses: boolean): RequestHandler[] {
+  let handlers = validators.get(validateResponses);
+  if (!handlers) validators.set(validateResponses, (handlers = openApiValidator({ validateResponses })));
+  return handlers;
 }
 
 /**

@@ -26,21 +26,8 @@ function validatorDocument(): ApiSpec {
   return document as ApiSpec;
 }
 
-/**
- * The handlers built for each setting, once per process: compiling the document's schemas is the
- * costly part, and the handlers keep nothing of the app they serve (the path-parameter hook they add
- * to the first app binds only routes defined on the app itself, and every route here is a Router's).
- */
-const built = new Map<boolean, RequestHandler[]>();
-
 /** Validates every request (and, when asked, every response) against openapi.yaml. */
 export function openApiValidator({ validateResponses }: { validateResponses: boolean }): RequestHandler[] {
-  let handlers = built.get(validateResponses);
-  if (!handlers) built.set(validateResponses, (handlers = buildValidator(validateResponses)));
-  return handlers;
-}
-
-function buildValidator(validateResponses: boolean): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: validatorDocument(),
     // Query and path parameters are coerced from text; bodies never are (1 is not "1", null is not "").
