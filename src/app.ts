@@ -82,8 +82,8 @@ const validators = new WeakMap<Express, { handlers: RequestHandler[]; building: 
  * The app's validator handlers, kept for warmUp and /readyz, and the same handlers as the check of the
  * console's forms, each turned into the body of the operation it stands for.
  */
-function validationOf(app: Express, validateResponses: boolean, handlers?: RequestHandler[]) {
-  const validation = { handlers: handlers ?? openApiValidator({ validateResponses }), building: false };
+function validationOf(app: Express, { validateResponses, validator }: AppDeps) {
+  const validation = { handlers: validator ?? openApiValidator({ validateResponses }), building: false };
   validators.set(app, validation);
   return { validation, validator: bodyValidator(app, validation.handlers) };
 }
@@ -119,21 +119,20 @@ function jsonExpress(trustProxy: boolean): Express {
 }
 
 /** Builds the HTTP application: auth → body parser → OpenAPI validator → routers → 404 → errors. Never listens. */
-export function createApp({
-  db,
-  logger,
-  validateResponses,
-  validator: builtValidator,
-  appToken,
-  notifier,
-  retryPolicy,
-  apiKeys,
-  reports,
-  writes,
-  publicBaseUrl,
-  trustProxy = false,
-  limits,
-}: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const {
+    db,
+    logger,
+    appToken,
+    notifier,
+    retryPolicy,
+    apiKeys,
+    reports,
+    writes,
+    publicBaseUrl,
+    trustProxy = false,
+    limits,
+  } = deps;
   const app = jsonExpress(trustProxy);
 
   // First: every response (404s, errors, the docs) carries X-Request-Id, is logged and counted, and closes
@@ -147,7 +146,7 @@ export function createApp({
   );
   // The console responds with HTML and headers of its own, its errors included: before anything of the API's.
   const publishing = { notifier, policy: retryPolicy };
-  const { validation, validator } = validationOf(app, validateResponses, builtValidator);
+  const { validation, validator } = validationOf(app, deps);
   const wording = ERROR_WORDING.fields;
   app.use('/console', consoleRouter({ db, logger, appToken, wording, publishing, writes, validator }));
   app.use(refuseUnmetExpectations);
