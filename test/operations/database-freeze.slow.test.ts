@@ -132,8 +132,14 @@ describe('a frozen or crawling database', function () {
     }
     console.log(`      during the freeze (wait ${WAIT_MS} ms):`, JSON.stringify(took));
 
-    // The same calls succeed again without restarting anything.
-    for (const [label, call] of calls) expect((await call()).status, label).to.equal(200);
+    // The same calls succeed again without restarting anything. The thawed server first works through
+    // the connections that queued in its backlog while frozen (and the feed reconnects on its timer),
+    // so on a loaded machine the very first request may still get 503: each call gets a few seconds.
+    const thawed = performance.now();
+    for (const [label, call] of calls) {
+      await until(async () => (await call()).status === 200, `answering ${label} with 200 after the thaw`);
+    }
+    console.log(`      all answered 200 again ${Math.round(performance.now() - thawed)} ms after the thaw`);
   });
 
   it('fails the writes waiting behind a batch that finds it frozen with it, within the wait of their arrival', async () => {
