@@ -67,9 +67,17 @@ function baseUrlOf(req: Request, publicBaseUrl: string | undefined): string {
   return /^https?$/.test(protocol) && host !== undefined && HOST.test(host) ? `${protocol}://${host}` : '/';
 }
 
+/** The generated documents, parsed once per process: every app of a process serves them, unchanged. */
+const parsed = new Map<string, Record<string, unknown>>();
+function generatedDocument(file: string): Record<string, unknown> {
+  let document = parsed.get(file);
+  if (!document) parsed.set(file, (document = JSON.parse(readFileSync(path.join(GENERATED, file), 'utf8'))));
+  return document!;
+}
+
 /** A published document in YAML and JSON, naming the base URL of each request in `servers`. */
 function servedDocument(file: string, publicBaseUrl: string | undefined) {
-  const document = JSON.parse(readFileSync(path.join(GENERATED, file), 'utf8')) as Record<string, unknown>;
+  const document = generatedDocument(file);
   const byBaseUrl = new Map<string, { yaml: string; json: string }>();
   return (req: Request) => {
     const url = baseUrlOf(req, publicBaseUrl);

@@ -35,8 +35,18 @@ function bodyExample(document: Node, media: Node | undefined): unknown {
   return typeof first?.$ref === 'string' ? resolve(document, first.$ref).value : first?.value;
 }
 
-/** Every operation of the document, with a path its parameters fill and an example body. */
-export function operations(): Operation[] {
+let listed: readonly Readonly<Operation>[] | undefined;
+
+/**
+ * Every operation of the document, with a path its parameters fill and an example body: listed once per
+ * process (the document does not change), as each app reads it (body-validator.ts). Callers copy a body
+ * before changing it.
+ */
+export function operations(): readonly Readonly<Operation>[] {
+  return (listed ??= listOperations());
+}
+
+function listOperations(): Operation[] {
   const document = openApiDocument<Node>();
   return Object.entries(document.paths as Record<string, Node>).flatMap(([template, item]) =>
     METHODS.filter((method) => item[method]).map((method) => {
