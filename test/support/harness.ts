@@ -4,7 +4,7 @@ import type { Test } from 'supertest';
 import { appDepsFor, partnerLimitsFor, poolFor } from '../../src/app-deps.js';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { ChangeFeed } from '../../src/db/change-feed.js';
+import { ChangeFeed } from '../../src/db/change-feed.js';
 import { withTransaction, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
 import { openApiValidator } from '../../src/platform/http/openapi-validator.js';
@@ -32,6 +32,7 @@ const OWN_VARIABLE = 'TEST_DATABASE_OWN';
 
 let database: TestDatabase | undefined;
 let sharedPool: Pool | undefined;
+let fileFeed: ChangeFeed | undefined;
 let sharedApp: Express | undefined;
 const keyCaches: ApiKeyCache[] = [];
 const rateLimiters: RateLimiter[] = [];
@@ -62,18 +63,23 @@ async function ownDatabase(): Promise<void> {
 
 /**
  * Root hooks: after each spec file (in parallel mode; after the whole run in serial mode) close what
- * the harness opened for it, so that nothing keeps the process alive and a worker's next file starts
- * afresh.
+ * the harness opened for it, so that a worker's next file starts with apps, caches and a change feed
+ * of its own. The shared pool stays for a worker's next file (mocha ends the worker after the run):
+ * every connection opened costs PostgreSQL a process, which was most of its work in the suite. A
+ * serial run closes it, so that nothing keeps the process alive.
  */
 export const mochaHooks = {
   beforeAll: ownDatabase,
   async afterAll(): Promise<void> {
     const caches = keyCaches.splice(0);
     const limiters = rateLimiters.splice(0);
-    const opened = sharedPool;
+    const feed = fileFeed;
+    const opened = process.env.MOCHA_WORKER_ID === undefined ? sharedPool : undefined;
     sharedApp = undefined;
-    sharedPool = undefined;
+    fileFeed = undefined;
+    if (opened) sharedPool = undefined;
     await Promise.all([...caches.map((cache) => cache.close()), ...limiters.map((limiter) => limiter.close())]);
+    await feed?.close();
     await opened?.end();
   },
 };
@@ -128,8 +134,8 @@ function sharedValidator(validateResponses: boolean): RequestHandler[] {
 }
 
 /**
- * Test apps cache API keys and reports as servers do (one change feed each), so every test runs through
- * the caches: an app given its own key authenticator reads reports through that one's feed, if it has one.
+ * Test apps cache API keys and reports as servers do (on a change feed), so every test runs through the
+ * caches: an app given its own key authenticator reads reports through that one's feed, if it has one.
  */
 function caches(db: Pool, { apiKeys, reports }: Partial<AppDeps>): Pick<AppDeps, 'apiKeys' | 'reports'> {
   const keys = apiKeys ?? keyCache(db);
@@ -154,8 +160,13 @@ function closeAfterTheFile(rateLimiter: RateLimiter | undefined): void {
   if (rateLimiter) rateLimiters.push(rateLimiter);
 }
 
+/**
+ * The key caches of a file's apps share one change feed, as a process's caches do: one LISTEN
+ * connection for the file, not one per app. A test that kills or freezes a feed makes its own.
+ */
 function keyCache(db: Pool): ApiKeyCache {
-  const cache = new ApiKeyCache({ db, connectionString: databaseUrl() });
+  fileFeed ??= new ChangeFeed({ connectionString: databaseUrl() });
+  const cache = new ApiKeyCache({ db, feed: fileFeed });
   keyCaches.push(cache);
   return cache;
 }
