@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import type { Test } from 'supertest';
 import { createApp } from '../../src/app.js';
 import { createPool } from '../../src/db/pool.js';
 import { api, appDeps, databaseUrl, newApp, pool } from '../support/harness.js';
 import { eventsSuite } from '../support/events.js';
+import { waitUntilBlocked } from '../support/locks.js';
 import { gate, until } from '../support/wait.js';
 import { auth, companyWithWebhook, type CompanyWithWebhook } from '../support/webhooks.js';
 
@@ -248,6 +250,59 @@ describe("an event's life when attempts meet other changes", () => {
     await settled(company.key, paused, 'delivered');
     const third = suite.receiver.at(company.path)[2]!;
     expect(Number(third.headers['webhook-timestamp']) * 1000).to.be.at.least(Math.floor(started / 1000) * 1000 + 1_000);
+  });
+
+  /**
+   * Runs `act` (a request that changes many events at once) while another transaction holds a change to
+   * the event's row, and commits that change once the request waits for it: the row then has a new
+   * version, which the request must still change.
+   */
+  async function whileTheRowChanges(company: CompanyWithWebhook, eventId: string, act: () => Test): Promise<void> {
+    const locker = await pool().connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('UPDATE webhook_events SET last_error = last_error WHERE company_id = $1 AND id = $2', [
+        company.companyId,
+        eventId,
+      ]);
+      let ended = false;
+      const acting = act().then((res) => ((ended = true), res));
+      expect(await waitUntilBlocked(pool(), locker, () => ended), 'the request waits for the row').to.equal(true);
+      await locker.query('COMMIT');
+      await acting;
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      locker.release();
+    }
+  }
+
+  it('cancels an event whose row another transaction changed while the revocation waited for it', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(company.path, { status: 500 });
+    const eventId = await pendingEvent(company);
+    await whileTheRowChanges(company, eventId, () =>
+      api().delete(`/internal/companies/${company.companyId}/integration`).set(auth).expect(204),
+    );
+    expect(await statusOf(company, eventId)).to.equal('cancelled');
+  });
+
+  it('recovers a failed event whose row another transaction changed while the recovery waited for it', async () => {
+    const company = await companyWithWebhook(suite.receiver);
+    suite.receiver.on(company.path, { status: 500 });
+    const since = new Date().toISOString();
+    const eventId = await pendingEvent(company);
+    await pool().query(
+      "UPDATE webhook_events SET status = 'failed', next_attempt_at = NULL WHERE company_id = $1 AND id = $2",
+      [company.companyId, eventId],
+    );
+    await whileTheRowChanges(company, eventId, () =>
+      api()
+        .post(`/internal/companies/${company.companyId}/events/redeliver`)
+        .set(auth)
+        .send({ since })
+        .expect(202, { queued: 1 }),
+    );
+    expect(await statusOf(company, eventId)).to.equal('pending');
   });
 
   it('revokes a company with 20,000 pending events, every statement inside a short statement timeout', async function () {

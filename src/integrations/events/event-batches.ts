@@ -16,7 +16,8 @@ const MAX_BATCHES = 1_000;
  * Sets `set` on the company's events for which `where` holds (`e` the event, `i` its integration; $3 on
  * are `values`), walking its events in primary-key order a batch at a time, so that each statement reads
  * a bounded number of rows however many the company has; returns how many it changed. The batch's rows
- * are updated by their ctid, so the plan is the same whatever the planner believes of the table's size.
+ * are updated by their key, not their ctid: a row another transaction changes meanwhile (an attempt
+ * settling, the feed placing it) gets a new ctid, and an update by the old one would skip it unseen.
  */
 async function inBatches(
   db: Queryable,
@@ -27,11 +28,11 @@ async function inBatches(
   let total = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const { rows } = await db.query<{ last: string | null; seen: number; changed: number }>(
-      `WITH batch AS (SELECT ctid, id FROM webhook_events WHERE company_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH}),
+      `WITH batch AS (SELECT id FROM webhook_events WHERE company_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH}),
             changed AS (
               UPDATE webhook_events e SET ${change.set}
                 FROM integrations i
-               WHERE e.ctid = ANY (ARRAY(SELECT ctid FROM batch)) AND e.company_id = $1
+               WHERE e.company_id = $1 AND e.id = ANY (ARRAY(SELECT id FROM batch))
                  AND i.company_id = e.company_id AND i.id = e.integration_id AND ${change.where}
               RETURNING 1)
        SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*)::int FROM batch) AS seen,
