@@ -65,8 +65,8 @@ async function ownDatabase(): Promise<void> {
  * Root hooks: after each spec file (in parallel mode; after the whole run in serial mode) close what
  * the harness opened for it, so that a worker's next file starts with apps, caches and a change feed
  * of its own. The shared pool stays for a worker's next file (mocha ends the worker after the run):
- * every connection opened costs PostgreSQL a process, which was most of its work in the suite. A
- * serial run closes it, so that nothing keeps the process alive.
+ * every connection opened costs PostgreSQL a new process. A serial run closes it, so that nothing keeps
+ * the process alive.
  */
 export const mochaHooks = {
   beforeAll: ownDatabase,
