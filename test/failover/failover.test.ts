@@ -148,19 +148,26 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   const slowly = { status: 204, waitFor: () => sleep(700) };
   const receiving = setInterval(() => receiver.on(company.hook, { status: 503 }, slowly), 1_000);
   load.start();
-  await sleep(3_000);
-  const killedAt = Date.now();
-  await pair.primary.kill();
-  await sleep(NO_PRIMARY_MS);
-  address.switchTo(pair.standby.port);
-  const readOnlyAt = Date.now();
-  await sleep(READ_ONLY_MS);
-  await pair.promote();
-  const switchedAt = Date.now();
-  const recovered = await servedAgain(load, servers.length, switchedAt);
-  await sleep(5_000);
-  await load.stop();
-  clearInterval(receiving);
+  let killedAt: number, readOnlyAt: number, promotedIn: number, switchedAt: number, recovered: number[];
+  try {
+    await sleep(3_000);
+    killedAt = Date.now();
+    await pair.primary.kill();
+    await sleep(NO_PRIMARY_MS);
+    address.switchTo(pair.standby.port);
+    readOnlyAt = Date.now();
+    await sleep(READ_ONLY_MS);
+    const promoting = Date.now();
+    await pair.promote();
+    switchedAt = Date.now();
+    promotedIn = switchedAt - promoting;
+    recovered = await servedAgain(load, servers.length, switchedAt);
+    await sleep(5_000);
+  } finally {
+    // Also when a step fails: the load's loops and the interval would keep mocha from ever exiting.
+    clearInterval(receiving);
+    await load.stop();
+  }
   receiver.on(company.hook, { status: 204 });
 
   const during = load.answers.filter((a) => a.at >= killedAt && a.at < switchedAt + Math.max(...recovered));
@@ -172,7 +179,7 @@ async function failover({ pair, address, receiver, servers }: Setup, label: stri
   const events = await eventsDelivered(load, receiver, company, pair.standby.url);
   console.log(
     `      ${label}: ${load.answers.length} requests; during the switch ${JSON.stringify(byStatus(during))}; ` +
-      `longest answer ${longest} ms (${slowest.label}, ${slowest.status}); served again ${recovered.join(' and ')} ms after the promotion; ` +
+      `longest answer ${longest} ms (${slowest.label}, ${slowest.status}); promoted in ${promotedIn} ms, served again ${recovered.join(' and ')} ms after; ` +
       `writes acknowledged ${found.acknowledged}, found ${found.found}; events ${events.published}, ` +
       `delivered ${events.delivered} (${events.again} more than once), listed once ${events.listed}, ` +
       `lost ${events.published - events.delivered}`,

@@ -39,10 +39,16 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     primary,
     standby: promoted,
     async promote() {
-      const client = new pg.Client({ connectionString: promoted.url, connectionTimeoutMillis: 5_000 });
+      // Unbounded by a statement timeout the role may carry (the PgBouncer run sets one): pg_promote has its own wait.
+      const client = new pg.Client({
+        connectionString: promoted.url,
+        connectionTimeoutMillis: 5_000,
+        options: '-c statement_timeout=0',
+      });
       await client.connect();
       try {
-        await client.query('SELECT pg_promote(true, 30)');
+        const { rows } = await client.query<{ promoted: boolean }>('SELECT pg_promote(true, 30) AS promoted');
+        if (!rows[0]?.promoted) throw new Error('the standby was not promoted within 30 s');
       } finally {
         await client.end();
       }
