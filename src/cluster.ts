@@ -48,12 +48,26 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
     });
   });
 
+  const stop = async () => {
+    stopping = true;
+    for (const timer of restarts) clearTimeout(timer);
+    const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+    const exited = Promise.all(running.map((w) => new Promise((resolve) => w.once('exit', resolve))));
+    for (const worker of running) worker.process.kill('SIGTERM');
+    const killer = setTimeout(() => {
+      for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
+    }, shutdownTimeoutMs + KILL_AFTER_MS);
+    await exited;
+    clearTimeout(killer);
+  };
+
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     if (!listened) {
       // Dying before any worker listens is a start-up failure (a port in use, say), not a crash to retry.
-      stopping = true;
-      failStart(new Error(`a worker exited (${signal ?? `code ${code}`}) before listening`));
+      // The other workers go first: one left starting would fail against an exited primary, noisily.
+      const failure = new Error(`a worker exited (${signal ?? `code ${code}`}) before listening`);
+      void stop().then(() => failStart(failure));
       return;
     }
     const now = Date.now();
@@ -71,19 +85,5 @@ export function startWorkers({ workers, env, logger, shutdownTimeoutMs }: Worker
   for (let i = 0; i < workers; i++) fork();
   logger.info({ workers }, 'started workers');
 
-  return {
-    listening,
-    async stop() {
-      stopping = true;
-      for (const timer of restarts) clearTimeout(timer);
-      const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
-      const exited = Promise.all(running.map((w) => new Promise((resolve) => w.once('exit', resolve))));
-      for (const worker of running) worker.process.kill('SIGTERM');
-      const killer = setTimeout(() => {
-        for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
-      }, shutdownTimeoutMs + KILL_AFTER_MS);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+  return { listening, stop };
 }
