@@ -127,16 +127,15 @@ export class ChangeFeed {
     this.listenedAt = performance.now();
     this.confirmedSentAt = -Infinity;
     this.inFlightSentAt = -Infinity;
-    // Not the barrier's timeout: a new app's first requests may keep the event loop busy past it.
-    const listen = { text: `LISTEN ${channel}`, query_timeout: this.waitMillis } as pg.QueryConfig;
-    listener.query(listen).catch(() => this.lost(listener));
+    listener.query(`LISTEN ${channel}`).catch(() => this.lost(listener));
   }
 
   private async roundTrip(listener: pg.Client, sentAt: number): Promise<boolean> {
-    // The connection's query_timeout (BARRIER_TIMEOUT_MS) fails a barrier that does not come back.
-    const ok = await listener.query('').then(
-      () => true,
-      () => false,
+    const ok = await withinBarrierWait(
+      listener.query('').then(
+        () => true,
+        () => false,
+      ),
     );
     // lost() closes the connection: the query left without a reply leaves it in no state to be used again.
     if (!ok) this.lost(listener);
@@ -159,7 +158,6 @@ export class ChangeFeed {
       connectionString: this.connectionString,
       application_name: 'inspection-report-intake change feed',
       ...connectionOptions(this.waitMillis),
-      query_timeout: BARRIER_TIMEOUT_MS,
     });
     this.current = client;
     client.on('notification', ({ channel, payload }) => {
@@ -202,4 +200,17 @@ export class ChangeFeed {
     }, reconnectMs);
     this.reconnectTimer.unref();
   }
+}
+
+/**
+ * The barrier's reply, or false once BARRIER_TIMEOUT_MS have passed. The verdict waits for one more turn
+ * of the event loop: after a long synchronous task Node runs expired timers before it reads the sockets,
+ * and a reply that arrived meanwhile is read in that turn.
+ */
+function withinBarrierWait(reply: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => setImmediate(() => resolve(false)), BARRIER_TIMEOUT_MS);
+  });
+  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }

@@ -190,6 +190,19 @@ describe('notified cache: the protocol of every cache on the change feed', () =>
     expect(reads, 'cached again once it listens').to.equal(before);
   });
 
+  it('a stalled event loop: a barrier answered while the process was busy past its wait still counts', async () => {
+    const key = await cachedKey();
+    const before = reads;
+    const answer = get(key);
+    // Microtasks only, so no socket is read before the stall: the barrier is sent, its answer is not read.
+    for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+    const stallEnds = performance.now() + 800;
+    while (performance.now() < stallEnds); // a long synchronous task, past the barrier's 500 ms
+    expect(await answer).to.equal('before');
+    expect(reads, 'served from the cache').to.equal(before);
+    expect(feed.listening, 'the feed kept its connection').to.equal(true);
+  });
+
   it('a frozen feed: no barrier answer in time, so no cached value is served; the database answers', async () => {
     const key = await cachedKey();
     // The backend of the feed's LISTEN connection stops: the change below is committed and notified,
