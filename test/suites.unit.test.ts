@@ -41,11 +41,13 @@ function filesOf({ spec = [], ignore = [], extension = ['js'] }: MochaConfig): s
   return files.map((file) => posix(path.relative(ROOT, file)));
 }
 
-/** What CI runs: .ci/run's lines, the npm scripts they call, and the files those scripts run with tsx. */
+/** What CI runs: .ci/run's lines, the npm scripts they call (each within its budget), and the files those scripts run with tsx. */
 function ranByCi(): string {
   const ci = read('.ci/run');
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-  const called = [...ci.matchAll(/^npm (?:run ([\w:-]+)|(test))$/gm)].map((match) => scripts[match[1] ?? match[2]!]!);
+  const called = [...ci.matchAll(/^step \S+ npm (?:run ([\w:-]+)|(test))$/gm)].map(
+    (match) => scripts[match[1] ?? match[2]!]!,
+  );
   const files = called.flatMap((command) =>
     [...command.matchAll(/\btsx (\S+\.ts)\b/g)].map((match) => read(match[1]!)),
   );
