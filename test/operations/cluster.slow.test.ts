@@ -1,14 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { APP_TOKEN, api, databaseUrl, newCompany, pool, reportInput, unique } from '../support/harness.js';
+import { APP_TOKEN, api, newCompany, pool, reportInput, unique } from '../support/harness.js';
 import { holdReportRow, waitUntilBlocked } from '../support/locks.js';
 import { sample } from '../support/metrics.js';
-import { refusesConnections, startServer, type RunningServer } from '../support/server-process.js';
+import { refusesConnections, runToExit, startServer, type RunningServer } from '../support/server-process.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // A request budget the tests never reach: one asks on a key as fast as it is answered until a worker
 // replaced listens, seconds on a loaded machine.
 const WORKERS = { WEB_CONCURRENCY: '2', RATE_LIMIT_PER_MINUTE: '1000000' };
@@ -22,24 +18,6 @@ async function startCluster(): Promise<{ server: RunningServer; workers: number[
   expect(workers, 'two workers listen').to.have.length(2);
   expect(workers).not.to.include(server.child.pid);
   return { server, workers };
-}
-
-/**
- * Runs the service until every holder of its output has closed it (a worker left behind would keep
- * stderr open): its exit code and its stderr. Bounded: killed after 60 s.
- */
-async function runUntilClosed(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl(), APP_TOKEN, HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  clearTimeout(killer);
-  return { code, stderr };
 }
 
 const listeners = (server: RunningServer) =>
@@ -106,7 +84,7 @@ describe('WEB_CONCURRENCY: workers of one port (node:cluster)', function () {
     try {
       const port = String((taken.address() as { port: number }).port);
       for (const workers of ['1', '2']) {
-        const { code, stderr } = await runUntilClosed({ WEB_CONCURRENCY: workers, PORT: port });
+        const { code, stderr } = await runToExit({ WEB_CONCURRENCY: workers, PORT: port });
         expect(code, `${workers} worker(s)`).to.equal(1);
         expect(stderr, `${workers} worker(s)`).to.match(/^Start-up failed: .*EADDRINUSE/m);
         // A worker still starting when its primary exits dies on an unhandled EPIPE, with a stack trace.

@@ -1,17 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Response } from 'supertest';
 import { APP_TOKEN, api, databaseUrl, newCompany, reportInput, unique } from '../support/harness.js';
 import { HttpsReceiver } from '../support/https-receiver.js';
 import { hasPgBouncer, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
-import { startServer, type RunningServer } from '../support/server-process.js';
+import { runToExit, startServer, type RunningServer } from '../support/server-process.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bearer = { Authorization: `Bearer ${APP_TOKEN}` };
 const INSPECTOR = { name: 'Dana Inspector', email: 'dana@example.com' };
 
@@ -217,16 +214,7 @@ describe('behind PgBouncer 1.18 in transaction mode', function () {
     expect(String(error)).to.match(/unsupported startup parameter: statement_timeout/);
 
     // The default DATABASE_STATEMENT_TIMEOUT_MS through PgBouncer: start-up stops, naming the variable.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: bouncer!.url, DATABASE_MIGRATION_URL: databaseUrl(), APP_TOKEN, PORT: '0' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    clearTimeout(killer);
+    const { code, stderr } = await runToExit({ DATABASE_URL: bouncer!.url, DATABASE_MIGRATION_URL: databaseUrl() });
     expect(code).to.equal(1);
     expect(stderr).to.match(
       /^Configuration error: DATABASE_STATEMENT_TIMEOUT_MS: the server at DATABASE_URL \(PgBouncer\) refuses statement_timeout as a startup parameter; set DATABASE_STATEMENT_TIMEOUT_MS=0/,

@@ -22,6 +22,41 @@ export interface RunningServer {
   kill(): void;
 }
 
+/** The test database and token, a free port on loopback; `env` added. */
+function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: env.DATABASE_URL ?? databaseUrl(),
+    APP_TOKEN,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '30000',
+    // Background attempts take any company's due events: only the tests of them turn them on, so that
+    // no other test's server makes (and fails, unable to reach its receiver) another test's attempts.
+    WEBHOOK_WORKER: 'false',
+    ...env,
+  };
+}
+
+/**
+ * Runs the server (as `npm start` does, `env` added) until it exits and every holder of its output has
+ * closed it (a worker left behind would keep stderr open): its exit code and stderr. Killed after 60 s.
+ */
+export async function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: serverEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(killer);
+  return { code, stderr };
+}
+
 /**
  * Starts the server on a free port against the test database: `node --import tsx src/server.ts` as
  * `npm start` does, or the given node arguments; `env` is added to the environment.
@@ -30,23 +65,7 @@ export async function startServer(
   args = ['--import', 'tsx', 'src/server.ts'],
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: env.DATABASE_URL ?? databaseUrl(),
-      APP_TOKEN,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_TIMEOUT_MS: '30000',
-      // Background attempts take any company's due events: only the tests of them turn them on, so that
-      // no other test's server makes (and fails, unable to reach its receiver) another test's attempts.
-      WEBHOOK_WORKER: 'false',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: serverEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
   const logs: LogEntry[] = [];
   const waiters: { match: (e: LogEntry) => boolean; resolve: (e: LogEntry) => void }[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
